@@ -1,0 +1,35 @@
+/**
+ * Client secrets are stored as scrypt hashes (node:crypto), never in plain text, and compared
+ * in constant time.
+ */
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+const PARAMETERS = { N: 16384, r: 8, p: 1 } as const;
+const KEY_LENGTH = 32;
+
+function derive(secret: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(secret, salt, KEY_LENGTH, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
+  );
+}
+
+/** `scrypt$N$r$p$salt$hash` with base64 salt and hash. */
+export async function hashClientSecret(secret: string, salt = randomBytes(16)): Promise<string> {
+  const key = await derive(secret, salt, PARAMETERS);
+  const { N, r, p } = PARAMETERS;
+  return ['scrypt', N, r, p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+export async function verifyClientSecret(secret: string, stored: string): Promise<boolean> {
+  const [scheme, N, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !N || !r || !p || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = await derive(secret, Buffer.from(salt, 'base64'), {
+    N: Number(N),
+    r: Number(r),
+    p: Number(p),
+  });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,145 @@
+/**
+ * Every setting the service reads, taken from the environment once at start, validated, and
+ * typed. Nothing else in the code reads `process.env`.
+ */
+import path from 'node:path';
+import { MARKET_CODES, type MarketCode } from './markets.ts';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const SEED_SCALES = ['sample', 'bench', 'large'] as const;
+export type SeedScale = (typeof SEED_SCALES)[number];
+
+/** Used only when TOKEN_SECRET is unset outside production, so a fresh clone starts as is. */
+export const DEVELOPMENT_TOKEN_SECRET = 'development-only-token-secret-change-me-0000';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** A Postgres server URL, or undefined for the embedded database. */
+  databaseUrl: string | undefined;
+  /** Directory of the embedded database's files (used when databaseUrl is unset). */
+  embeddedDataDir: string;
+  databasePoolSize: number;
+  /** Fill an empty database with the generated catalogue at start. */
+  seedOnEmpty: boolean;
+  seedScale: SeedScale;
+  /** Per-market site base URLs overriding the ones stored with the markets. */
+  siteUrls: Partial<Record<MarketCode, string>>;
+  tokenSecret: string;
+  tokenTtlSeconds: number;
+  logLevel: LogLevel;
+  production: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads one variable; records a problem and returns the fallback when it does not parse. */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === '' ? undefined : value;
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    this.problems.push(`${name} must be true or false, got "${value}"`);
+    return fallback;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+      return fallback;
+    }
+    return value as T;
+  }
+
+  url(name: string, protocols: readonly string[]): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      this.problems.push(`${name} must be a URL, got "${redactUrl(value)}"`);
+      return undefined;
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      this.problems.push(`${name} must use ${protocols.join(' or ')}, got "${redactUrl(value)}"`);
+      return undefined;
+    }
+    return value;
+  }
+}
+
+/** Hides a password in a URL so it never reaches a log or an error message. */
+export function redactUrl(value: string): string {
+  return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new EnvReader(env);
+  const production = read.raw('NODE_ENV') === 'production';
+
+  const siteUrls: Partial<Record<MarketCode, string>> = {};
+  for (const market of MARKET_CODES) {
+    const url = read.url(`SITE_URL_${market.toUpperCase()}`, ['http:', 'https:']);
+    if (url !== undefined) siteUrls[market] = url.replace(/\/+$/, '');
+  }
+
+  let tokenSecret = read.raw('TOKEN_SECRET');
+  if (tokenSecret === undefined) {
+    if (production) read.problems.push('TOKEN_SECRET is required when NODE_ENV=production');
+    tokenSecret = DEVELOPMENT_TOKEN_SECRET;
+  } else if (tokenSecret.length < 32) {
+    read.problems.push('TOKEN_SECRET must be at least 32 characters long');
+  }
+
+  const config: Config = {
+    port: read.integer('PORT', 4000, 0, 65535),
+    host: read.string('HOST', '0.0.0.0'),
+    databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    embeddedDataDir: path.resolve(read.string('EMBEDDED_DATA_DIR', 'data/pglite')),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
+    seedOnEmpty: read.boolean('SEED_ON_EMPTY', true),
+    seedScale: read.oneOf('SEED_SCALE', SEED_SCALES, 'sample'),
+    siteUrls,
+    tokenSecret,
+    tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 3600, 60, 86400),
+    logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    production,
+  };
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}

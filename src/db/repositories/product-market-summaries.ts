@@ -1,0 +1,59 @@
+/**
+ * The price trend (decisions section 7) and the per-market listing facts, computed in one
+ * place from available offers and price history, and stored so that filters and sorts on
+ * them are index scans.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../types.ts';
+
+export interface RefreshOptions {
+  /** Only these products (after their prices changed); all products when absent. */
+  productIds?: readonly number[];
+  /** The 90-day window ends the day before this date ('YYYY-MM-DD'); today when absent. */
+  asOf?: string;
+}
+
+/**
+ * Rebuilds the summary rows of the given products (or of all) in one transaction:
+ *   lowest_price = the cheapest available offer in the market,
+ *   average_price_90_days = mean of the daily lowest prices of the 90 days before `asOf`,
+ *   price_trend_percentage = (average − lowest) / average × 100, rounded to one decimal;
+ * null without history. Products without an available offer in a market get no row there.
+ */
+export async function refreshProductMarketSummaries(
+  db: Kysely<Database>,
+  options: RefreshOptions = {},
+): Promise<number> {
+  const asOf = options.asOf === undefined ? sql`current_date` : sql`${options.asOf}::date`;
+  const ids = options.productIds === undefined ? null : [...options.productIds];
+  const onlyListed = (column: string) =>
+    ids === null ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = any(${ids}::integer[])`;
+
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('product_market_summaries').where(onlyListed('product_id')).execute();
+    const inserted = await sql`
+      insert into product_market_summaries (product_id, market, category_id, popularity,
+        available_offer_count, lowest_price, average_price_90_days, price_trend_percentage, as_of)
+      select p.id, offer_stats.market, p.category_id, p.popularity,
+             offer_stats.available_offer_count, offer_stats.lowest_price,
+             history.average_price,
+             round((history.average_price - offer_stats.lowest_price)
+                   / nullif(history.average_price, 0) * 100, 1),
+             ${asOf}
+        from (select o.product_id, o.market, count(*) as available_offer_count,
+                     min(o.price) as lowest_price
+                from available_offers o
+               where ${onlyListed('o.product_id')}
+               group by o.product_id, o.market) as offer_stats
+        join products p on p.id = offer_stats.product_id
+        left join lateral (
+          select avg(day_price) as average_price
+            from price_history ph,
+                 unnest(ph.daily_lowest_prices[(${asOf} - 90 - ph.first_day) + 1
+                                               : (${asOf} - ph.first_day)]) as day_price
+           where ph.product_id = offer_stats.product_id and ph.market = offer_stats.market
+        ) as history on true
+    `.execute(trx);
+    return Number(inserted.numAffectedRows ?? 0);
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * The database as Kysely sees it: one interface per table (schema/migrations is the truth;
+ * these types follow it). numeric and int8 arrive as numbers (see client.ts), dates as
+ * 'YYYY-MM-DD' strings, timestamps as Date.
+ */
+import type { ColumnType } from 'kysely';
+import type { MarketCode } from '../markets.ts';
+
+export const STOCK_STATUSES = [
+  'IN_STOCK',
+  'LIMITED_STOCK',
+  'PREORDER',
+  'INCOMING',
+  'UNKNOWN',
+  'OUT_OF_STOCK',
+] as const;
+export type StockStatus = (typeof STOCK_STATUSES)[number];
+
+export const PRODUCT_CONDITIONS = [
+  'CONDITION_NEW',
+  'CONDITION_USED',
+  'CONDITION_REFURBISHED',
+  'CONDITION_DEMO',
+] as const;
+export type ProductCondition = (typeof PRODUCT_CONDITIONS)[number];
+
+export const CURRENCIES = ['SEK', 'NOK', 'DKK', 'EUR', 'GBP', 'NZD'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+export const PROPERTY_TYPES = ['category', 'boolean', 'string', 'number'] as const;
+export type PropertyType = (typeof PROPERTY_TYPES)[number];
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface MarketsTable {
+  code: MarketCode;
+  currency: Currency;
+  site_base_url: string;
+  search_config: string;
+}
+
+export interface BrandsTable {
+  id: number;
+  name: string;
+}
+
+export interface CategoriesTable {
+  id: number;
+  parent_id: number | null;
+  slug: string;
+  name: string;
+  description: string | null;
+  logo_small_url: string | null;
+  logo_large_url: string | null;
+  is_leaf: boolean;
+  position: ColumnType<number, number | undefined, number>;
+}
+
+export interface ShopsTable {
+  id: number;
+  market: MarketCode;
+  name: string;
+  url: string;
+  logo_small_url: string | null;
+  logo_large_url: string | null;
+}
+
+export interface ProductsTable {
+  id: number;
+  name: string;
+  brand_id: number | null;
+  category_id: number;
+  rank_within_category: number;
+  popularity: ColumnType<number, number | undefined, number>;
+  description: string | null;
+  image_small_url: string | null;
+  image_large_url: string | null;
+}
+
+export interface GtinsTable {
+  gtin: string;
+  product_id: number;
+}
+
+export interface OffersTable {
+  id: number;
+  product_id: number;
+  shop_id: number;
+  market: MarketCode;
+  currency: Currency;
+  offer_name: string;
+  url: string;
+  condition: ProductCondition;
+  stock_status: StockStatus;
+  purchasable: boolean;
+  price: number;
+  price_including_shipping: number | null;
+  member_price: number | null;
+  member_price_start: Timestamp | null;
+  member_price_end: Timestamp | null;
+  sales_price: number | null;
+  sales_price_start: Timestamp | null;
+  sales_price_end: Timestamp | null;
+  original_price: number | null;
+  original_price_start: Timestamp | null;
+  original_price_end: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface OfferAlternativePricesTable {
+  offer_id: number;
+  position: number;
+  price: number;
+  url: string;
+}
+
+export interface PriceHistoryTable {
+  product_id: number;
+  market: MarketCode;
+  first_day: string;
+  daily_lowest_prices: (number | null)[];
+}
+
+export interface ProductMarketSummariesTable {
+  product_id: number;
+  market: MarketCode;
+  category_id: number;
+  popularity: number;
+  available_offer_count: number;
+  lowest_price: number;
+  average_price_90_days: number | null;
+  price_trend_percentage: number | null;
+  as_of: string;
+}
+
+export interface ProductPropertiesTable {
+  product_id: number;
+  node_id: number;
+  parent_node_id: number | null;
+  position: number;
+  type: PropertyType;
+  name: string;
+  value_boolean: boolean | null;
+  value_string: string | null;
+  value_number: number | null;
+  unit: string | null;
+  icon: string | null;
+  is_core: ColumnType<boolean, boolean | undefined, boolean>;
+  comment: string | null;
+}
+
+export interface ApiClientsTable {
+  id: string;
+  name: string;
+  secret_hash: string;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+export interface ApiClientRefsTable {
+  ref: string;
+  client_id: string;
+}
+
+export interface Database {
+  markets: MarketsTable;
+  brands: BrandsTable;
+  categories: CategoriesTable;
+  shops: ShopsTable;
+  products: ProductsTable;
+  gtins: GtinsTable;
+  offers: OffersTable;
+  /** The availability rule as a view: the only way the service reads offers. */
+  available_offers: OffersTable;
+  offer_alternative_prices: OfferAlternativePricesTable;
+  price_history: PriceHistoryTable;
+  product_market_summaries: ProductMarketSummariesTable;
+  product_properties: ProductPropertiesTable;
+  api_clients: ApiClientsTable;
+  api_client_refs: ApiClientRefsTable;
+}

@@ -1,0 +1,5 @@
+/** Imports every type so it registers with the builder, then builds the schema once. */
+import { builder } from './builder.ts';
+import './types/market.ts';
+
+export const schema = builder.toSchema();

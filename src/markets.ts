@@ -1,0 +1,10 @@
+/**
+ * The markets the catalogue serves (decisions section 4). Their currencies, site URLs and
+ * text-search languages live in the `markets` table; code only needs the closed set of codes.
+ */
+export const MARKET_CODES = ['se', 'no', 'dk', 'fi', 'fr', 'gb', 'nz'] as const;
+export type MarketCode = (typeof MARKET_CODES)[number];
+
+export function isMarketCode(value: string): value is MarketCode {
+  return (MARKET_CODES as readonly string[]).includes(value);
+}

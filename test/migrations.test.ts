@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest, pendingMigrations } from '../src/db/migrator.ts';
+import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.ts';
+
+describe(`migrations on ${databaseKind}`, () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: false });
+  });
+  afterAll(() => database?.dispose());
+
+  it('apply to an empty database, then do nothing the second time', async () => {
+    expect(await pendingMigrations(database.db)).toEqual(['0001_catalogue']);
+    expect(await migrateToLatest(database.db)).toEqual(['0001_catalogue']);
+    expect(await migrateToLatest(database.db)).toEqual([]);
+    expect(await pendingMigrations(database.db)).toEqual([]);
+  });
+
+  it('create every table of the data model and the availability view', async () => {
+    const { rows } = await sql<{ table_name: string; table_type: string }>`
+      select table_name, table_type from information_schema.tables
+       where table_schema = 'public' and table_name not like 'kysely_%' order by table_name`.execute(
+      database.db,
+    );
+    expect(rows.map((r) => `${r.table_name}:${r.table_type}`)).toEqual([
+      'api_client_refs:BASE TABLE',
+      'api_clients:BASE TABLE',
+      'available_offers:VIEW',
+      'brands:BASE TABLE',
+      'categories:BASE TABLE',
+      'gtins:BASE TABLE',
+      'markets:BASE TABLE',
+      'offer_alternative_prices:BASE TABLE',
+      'offers:BASE TABLE',
+      'price_history:BASE TABLE',
+      'product_market_summaries:BASE TABLE',
+      'product_properties:BASE TABLE',
+      'products:BASE TABLE',
+      'shops:BASE TABLE',
+    ]);
+  });
+
+  it('know the seven markets with their currencies and search languages', async () => {
+    const markets = await database.db
+      .selectFrom('markets')
+      .select(['code', 'currency', sql<string>`search_config::text`.as('language')])
+      .orderBy('code')
+      .execute();
+    expect(markets).toEqual([
+      { code: 'dk', currency: 'DKK', language: 'danish' },
+      { code: 'fi', currency: 'EUR', language: 'finnish' },
+      { code: 'fr', currency: 'EUR', language: 'french' },
+      { code: 'gb', currency: 'GBP', language: 'english' },
+      { code: 'no', currency: 'NOK', language: 'norwegian' },
+      { code: 'nz', currency: 'NZD', language: 'english' },
+      { code: 'se', currency: 'SEK', language: 'swedish' },
+    ]);
+  });
+});
+
+describe('the migration list', () => {
+  it('names every migration file in schema/migrations', async () => {
+    const { readdir } = await import('node:fs/promises');
+    const { migrations } = await import('../schema/migrations/index.ts');
+    const files = (await readdir(new URL('../schema/migrations', import.meta.url)))
+      .filter((file) => /^\d{4}_.+\.ts$/.test(file))
+      .map((file) => file.replace(/\.ts$/, ''));
+    expect(Object.keys(migrations)).toEqual(files.sort());
+  });
+});
