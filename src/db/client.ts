@@ -46,6 +46,8 @@ export interface DatabaseOptions {
 export interface DatabaseHandle {
   db: Kysely<Database>;
   kind: DatabaseKind;
+  /** The node-postgres pool under Kysely, for what Kysely does not do (COPY in seeding). */
+  pool: pg.Pool;
   /** Closes the pool and, when this module created it, the embedded database. */
   close(): Promise<void>;
 }
@@ -85,6 +87,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   return {
     db,
     kind,
+    pool,
     async close() {
       await db.destroy();
       await ownedPglite?.close();
