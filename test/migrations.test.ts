@@ -1,12 +1,16 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, pendingMigrations } from '../src/db/migrator.ts';
-import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.ts';
+import { createTestDatabase, serverUrl, type TestDatabase } from './helpers/database.ts';
 
-describe(`migrations on ${databaseKind}`, () => {
+// Always on the embedded database, and on the server too when one is configured.
+const kinds = serverUrl ? (['embedded', 'postgres'] as const) : (['embedded'] as const);
+
+describe.each(kinds)('migrations on %s', (kind) => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase({ migrate: false });
+    database = await createTestDatabase({ migrate: false, embedded: kind === 'embedded' });
+    expect(database.kind).toBe(kind);
   });
   afterAll(() => database?.dispose());
 

@@ -46,12 +46,18 @@ export async function dropServerDatabase(baseUrl: string, url: string): Promise<
   );
 }
 
-export async function createTestDatabase(
-  options: { migrate?: boolean } = {},
-): Promise<TestDatabase> {
+export interface TestDatabaseOptions {
+  /** Apply the migrations (default true). */
+  migrate?: boolean;
+  /** Use PGlite even when a server is configured (tests that must cover both). */
+  embedded?: boolean;
+}
+
+export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const statements: string[] = [];
   const onQuery = (event: LogEvent) => statements.push(event.query.sql);
-  const url = serverUrl ? await createServerDatabase(serverUrl) : undefined;
+  const server = options.embedded ? undefined : serverUrl;
+  const url = server ? await createServerDatabase(server) : undefined;
   const handle = await openDatabase({ url, embeddedDataDir: 'memory://', poolSize: 4, onQuery });
   if (options.migrate !== false) await migrateToLatest(handle.db);
   return {
@@ -60,7 +66,7 @@ export async function createTestDatabase(
     statements,
     async dispose() {
       await handle.close();
-      if (serverUrl && url) await dropServerDatabase(serverUrl, url);
+      if (server && url) await dropServerDatabase(server, url);
     },
   };
 }

@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEVELOPMENT_TOKEN_SECRET, loadConfig, redactUrl } from '../src/config.ts';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration', () => {
+  it('starts with defaults on an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      port: 4000,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      embeddedDataDir: path.resolve('data/pglite'),
+      databasePoolSize: 10,
+      seedOnEmpty: true,
+      seedScale: 'sample',
+      siteUrls: {},
+      tokenSecret: DEVELOPMENT_TOKEN_SECRET,
+      tokenTtlSeconds: 3600,
+      logLevel: 'info',
+      production: false,
+    });
+  });
+
+  it('reads every setting', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://app:pw@db:5432/catalogue',
+      EMBEDDED_DATA_DIR: '/tmp/pglite',
+      DATABASE_POOL_SIZE: '25',
+      SEED_ON_EMPTY: 'false',
+      SEED_SCALE: 'bench',
+      SITE_URL_SE: 'https://example.se/',
+      SITE_URL_NZ: 'https://example.co.nz',
+      TOKEN_SECRET: 'x'.repeat(40),
+      TOKEN_TTL_SECONDS: '600',
+      LOG_LEVEL: 'debug',
+      NODE_ENV: 'production',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://app:pw@db:5432/catalogue',
+      embeddedDataDir: '/tmp/pglite',
+      databasePoolSize: 25,
+      seedOnEmpty: false,
+      seedScale: 'bench',
+      siteUrls: { se: 'https://example.se', nz: 'https://example.co.nz' },
+      tokenSecret: 'x'.repeat(40),
+      tokenTtlSeconds: 600,
+      logLevel: 'debug',
+      production: true,
+    });
+  });
+
+  it('reports every invalid setting at once, by name, with the value it got', () => {
+    expect(
+      problemsOf({
+        PORT: 'abc',
+        DATABASE_URL: 'mysql://localhost/x',
+        DATABASE_POOL_SIZE: '0',
+        SEED_ON_EMPTY: 'maybe',
+        SEED_SCALE: 'huge',
+        SITE_URL_FR: 'not a url',
+        TOKEN_SECRET: 'short',
+        LOG_LEVEL: 'loud',
+      }),
+    ).toEqual([
+      'SITE_URL_FR must be a URL, got "not a url"',
+      'TOKEN_SECRET must be at least 32 characters long',
+      'PORT must be an integer from 0 to 65535, got "abc"',
+      'DATABASE_URL must use postgres: or postgresql:, got "mysql://localhost/x"',
+      'DATABASE_POOL_SIZE must be an integer from 1 to 200, got "0"',
+      'SEED_ON_EMPTY must be true or false, got "maybe"',
+      'SEED_SCALE must be one of sample, bench, large, got "huge"',
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    ]);
+  });
+
+  it('requires a token secret in production', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      'TOKEN_SECRET is required when NODE_ENV=production',
+    ]);
+  });
+
+  it('rejects out-of-range and non-decimal numbers', () => {
+    expect(problemsOf({ PORT: '65536' })).toHaveLength(1);
+    expect(problemsOf({ PORT: '-1' })).toHaveLength(1);
+    expect(problemsOf({ PORT: '1e3' })).toHaveLength(1);
+    expect(problemsOf({ TOKEN_TTL_SECONDS: '59' })).toHaveLength(1);
+  });
+
+  it('never repeats a database password in a message', () => {
+    expect(redactUrl('postgres://app:secret@db:5432/x')).toBe('postgres://app:***@db:5432/x');
+    const [problem] = problemsOf({ DATABASE_URL: 'http://app:secret@db/x' });
+    expect(problem).not.toContain('secret');
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: ' ' })).toMatchObject({
+      port: 4000,
+      databaseUrl: undefined,
+    });
+  });
+});
