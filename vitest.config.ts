@@ -1,6 +1,15 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // Node loads graphql's CommonJS build for yoga and Pothos; Vite would otherwise give the
+    // project's own files the ESM build, and GraphQLError from one fails `instanceof` in the
+    // other (the dual-package hazard). One copy for everyone, as in production.
+    alias: { graphql: require.resolve('graphql') },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Each file opens its own database (a PGlite instance or a fresh server database):

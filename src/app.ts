@@ -6,7 +6,8 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { sql } from 'kysely';
 import type { Config } from './config.ts';
-import type { RequestContext } from './context.ts';
+import { createRequestContext, type RequestContext } from './context.ts';
+import { createMarketDirectory } from './db/repositories/markets.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { pendingMigrations } from './db/migrator.ts';
 import { schema } from './graph/schema.ts';
@@ -25,12 +26,13 @@ function json(status: number, body: unknown): Response {
 }
 
 export function createApp({ config, database, logger }: AppDependencies) {
+  const markets = createMarketDirectory(database.db, config.siteUrls);
   const yoga = createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     logging: logger.child({ component: 'graphql' }),
-    context: (): RequestContext => ({ db: database.db, siteUrls: config.siteUrls }),
+    context: (): RequestContext => createRequestContext(database.db, markets),
   });
 
   /** Ready when the database answers and every migration has been applied. */

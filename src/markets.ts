@@ -8,3 +8,14 @@ export type MarketCode = (typeof MARKET_CODES)[number];
 export function isMarketCode(value: string): value is MarketCode {
   return (MARKET_CODES as readonly string[]).includes(value);
 }
+
+/** Each market's currency (decisions section 4; the markets table enforces the same pairs). */
+export const MARKET_CURRENCY = {
+  se: 'SEK',
+  no: 'NOK',
+  dk: 'DKK',
+  fi: 'EUR',
+  fr: 'EUR',
+  gb: 'GBP',
+  nz: 'NZD',
+} as const satisfies Record<MarketCode, string>;

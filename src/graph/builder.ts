@@ -1,14 +1,81 @@
 /**
- * The Pothos builder: plugin configuration only. Types live one per file in ./types.
+ * The Pothos builder: plugin configuration and the scalars every type shares. Types live one
+ * per file in ./types (object, loaders, fields, and the root fields that return it).
  */
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { RequestContext } from '../context.ts';
 
-export const builder = new SchemaBuilder<{ Context: RequestContext }>({
+/** A connection's total: a number, or a thunk run only when a client selects `totalCount`. */
+export type TotalCount = number | (() => Promise<number>);
+
+export const builder = new SchemaBuilder<{
+  Context: RequestContext;
+  DefaultEdgesNullability: { list: false; items: false };
+  DefaultNodeNullability: false;
+  Connection: { totalCount?: TotalCount };
+  Scalars: {
+    Date: { Input: string; Output: string };
+    DateTime: { Input: string; Output: Date | string };
+    PropertyValue: { Input: never; Output: boolean | string | number };
+  };
+}>({
   plugins: [RelayPlugin, DataloaderPlugin],
-  relay: {},
+  relay: {
+    idFieldOptions: { description: 'Opaque global id (Relay Node), stable across requests.' },
+    nodeQueryOptions: { description: 'Any object by its global id.' },
+    nodesQueryOptions: {
+      description: 'Objects by global ids, in the order given (null where unknown).',
+    },
+    pageInfoTypeOptions: {
+      description: 'Where a page sits in its list (Relay cursor connections).',
+    },
+    cursorFieldOptions: {
+      description: 'Opaque position of this edge; pass to `after` for the next page.',
+    },
+    nodeFieldOptions: { description: 'The item at this edge.' },
+    edgesFieldOptions: { description: 'The items of this page with their cursors.' },
+    pageInfoFieldOptions: { description: 'Paging state of this page.' },
+    hasNextPageFieldOptions: { description: 'True when a further page exists.' },
+    hasPreviousPageFieldOptions: {
+      description: 'True when this page does not start at the first item.',
+    },
+    startCursorFieldOptions: { description: 'Cursor of the first edge of this page.' },
+    endCursorFieldOptions: { description: 'Cursor of the last edge of this page.' },
+    firstArgOptions: { description: 'Page size (at most the field’s documented maximum).' },
+    afterArgOptions: { description: 'Return items after this cursor.' },
+    lastArgOptions: { description: 'Page size counted back from `before`.' },
+    beforeArgOptions: { description: 'Return items before this cursor.' },
+    nodeTypeOptions: { description: 'An object with a global id, refetchable through `node`.' },
+  },
 });
 
 builder.queryType({ description: 'The catalogue: products, offers, shops and categories.' });
+
+builder.scalarType('Date', {
+  description: 'A calendar day, ISO 8601 (YYYY-MM-DD).',
+  serialize: (value) => value,
+});
+
+builder.scalarType('DateTime', {
+  description: 'A point in time, ISO 8601 with time zone (e.g. 2026-11-01T12:00:00.000Z).',
+  serialize: (value) =>
+    value instanceof Date ? value.toISOString() : new Date(value).toISOString(),
+});
+
+builder.scalarType('PropertyValue', {
+  description: 'A property value: a Boolean, a String or a Number.',
+  serialize: (value) => value,
+});
+
+builder.globalConnectionField('totalCount', (t) =>
+  t.int({
+    nullable: true,
+    description: 'How many items the whole list has (null where counting is not offered).',
+    resolve: (connection) => {
+      const total = connection.totalCount;
+      return typeof total === 'function' ? total() : (total ?? null);
+    },
+  }),
+);

@@ -1,0 +1,14 @@
+import { builder } from '../builder.ts';
+
+export interface ImageUrlsShape {
+  small: string | null;
+  large: string | null;
+}
+
+export const ImageUrlsRef = builder.objectRef<ImageUrlsShape>('ImageUrls').implement({
+  description: 'An image (product picture, shop or category logo) in two sizes.',
+  fields: (t) => ({
+    small: t.exposeString('small', { nullable: true, description: 'URL of the small image.' }),
+    large: t.exposeString('large', { nullable: true, description: 'URL of the large image.' }),
+  }),
+});

@@ -1,0 +1,64 @@
+/** Prices: an amount in its market's currency, with or without a validity period. */
+import { CURRENCIES, type Currency } from '../../db/types.ts';
+import { builder } from '../builder.ts';
+
+export const CurrencyEnum = builder.enumType('Currency', {
+  description: 'ISO 4217 currency code; each market has exactly one.',
+  values: Object.fromEntries(CURRENCIES.map((code) => [code, { value: code }])) as Record<
+    Currency,
+    { value: Currency }
+  >,
+});
+
+export interface MoneyShape {
+  value: number;
+  currency: Currency;
+  includingShipping: number | null;
+}
+
+export const MoneyRef = builder.objectRef<MoneyShape>('Money').implement({
+  description: 'An amount in a market’s currency.',
+  fields: (t) => ({
+    value: t.exposeFloat('value', { description: 'The amount, in `currency`.' }),
+    currency: t.expose('currency', { type: CurrencyEnum, description: 'The currency.' }),
+    includingShipping: t.exposeFloat('includingShipping', {
+      nullable: true,
+      description: 'The amount with shipping, or null when the shop states no shipping cost.',
+    }),
+  }),
+});
+
+export interface PeriodPriceShape {
+  value: number;
+  currency: Currency;
+  start: Date | null;
+  end: Date | null;
+}
+
+export const PeriodPriceRef = builder.objectRef<PeriodPriceShape>('PeriodPrice').implement({
+  description: 'A price valid for a period (member, sales or original price).',
+  fields: (t) => ({
+    value: t.exposeFloat('value', { description: 'The amount, in `currency`.' }),
+    currency: t.expose('currency', { type: CurrencyEnum, description: 'The currency.' }),
+    start: t.expose('start', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the price starts to apply (null: already applies).',
+    }),
+    end: t.expose('end', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the price stops applying (null: open-ended).',
+    }),
+  }),
+});
+
+/** A period price from its three columns, or null when there is no such price. */
+export function periodPrice(
+  currency: Currency,
+  value: number | null,
+  start: Date | null,
+  end: Date | null,
+): PeriodPriceShape | null {
+  return value === null ? null : { value, currency, start, end };
+}

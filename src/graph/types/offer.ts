@@ -1,0 +1,300 @@
+/**
+ * Offer: one shop's price for a product in a market. Only available offers exist here (the
+ * data layer's `available_offers` view); URLs carry the scope's partner ref.
+ */
+import {
+  findAlternativePrices,
+  findAvailableOffersByIds,
+  findAvailableOffersPage,
+  findCheapestOffers,
+  summariseAvailableOffers,
+  type OfferOrder,
+  type OfferRow,
+  type ProductMarketKey,
+} from '../../db/repositories/offers.ts';
+import { PRODUCT_CONDITIONS, STOCK_STATUSES, type Currency } from '../../db/types.ts';
+import { MARKET_CURRENCY } from '../../markets.ts';
+import { builder } from '../builder.ts';
+import { groupByKey, oneByKey } from '../grouping.ts';
+import { connectionOf, offsetPage } from '../pagination.ts';
+import { tagUrlWithRef, type Scoped } from '../scope.ts';
+import { MarketEnum } from './market.ts';
+import { MoneyRef, PeriodPriceRef, periodPrice, type MoneyShape } from './money.ts';
+import { ProductRef, type ProductParent } from './product.ts';
+
+export type OfferParent = Scoped<OfferRow>;
+
+export const OFFER_PAGE_LIMITS = { defaultSize: 20, maxSize: 100 } as const;
+
+export const StockStatusEnum = builder.enumType('StockStatus', {
+  description:
+    'Stock state reported by the shop. Offers OUT_OF_STOCK are never returned; UNKNOWN ones are.',
+  values: STOCK_STATUSES,
+});
+
+export const ProductConditionEnum = builder.enumType('ProductCondition', {
+  description: 'Condition of the item an offer sells.',
+  values: PRODUCT_CONDITIONS,
+});
+
+export const OfferOrderEnum = builder.enumType('OfferOrder', {
+  description: 'Order of a product’s offers.',
+  values: {
+    PRICE: { value: 'PRICE' as const, description: 'Cheapest first (the default).' },
+    PRICE_INCLUDING_SHIPPING: {
+      value: 'PRICE_INCLUDING_SHIPPING' as const,
+      description: 'Cheapest with shipping first (the price alone where shipping is not stated).',
+    },
+  } satisfies Record<OfferOrder, unknown>,
+});
+
+/** The scope's key of a product: loaders batch by it and keep products of other scopes apart. */
+function scopeKey(product: ProductParent): string {
+  return `${product.scope.market}:${product.row.id}:${product.scope.ref ?? ''}`;
+}
+
+function productMarketKey(product: ProductParent): ProductMarketKey {
+  return { productId: product.row.id, market: product.scope.market };
+}
+
+function rowKey(row: { product_id: number; market: string }): string {
+  return `${row.market}:${row.product_id}`;
+}
+
+function productRowKey(product: ProductParent): string {
+  return `${product.scope.market}:${product.row.id}`;
+}
+
+function offerIn(product: ProductParent) {
+  return (row: OfferRow): OfferParent => ({ row, scope: product.scope });
+}
+
+export const OfferRef = builder.loadableNodeRef('Offer', {
+  id: { resolve: (offer: OfferParent) => String(offer.row.id) },
+  load: async (keys: string[], context): Promise<(OfferParent | null)[]> => {
+    const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
+    const rows = ids.length > 0 ? await findAvailableOffersByIds(context.db, ids) : [];
+    return oneByKey(keys, rows, (row) => String(row.id)).map((row) =>
+      row ? { row, scope: { market: row.market, ref: null } } : null,
+    );
+  },
+});
+
+const AlternativePriceRef = builder
+  .objectRef<{ price: MoneyShape; url: string }>('AlternativePrice')
+  .implement({
+    description: 'Another price the shop offers for the same item (e.g. another variant).',
+    fields: (t) => ({
+      price: t.field({ type: MoneyRef, description: 'The price.', resolve: (a) => a.price }),
+      url: t.exposeString('url', { description: 'Where to buy at this price (carries `ref`).' }),
+    }),
+  });
+
+OfferRef.implement({
+  description: 'A shop’s offer for a product in a market; only offers available for purchase.',
+  fields: (t) => ({
+    offerId: t.int({ description: 'The numeric offer id.', resolve: (o) => o.row.id }),
+    market: t.field({ type: MarketEnum, description: 'The market.', resolve: (o) => o.row.market }),
+    offerName: t.string({
+      description: 'The shop’s name for the item.',
+      resolve: (o) => o.row.offer_name,
+    }),
+    url: t.string({
+      description: 'Where to buy; carries the partner `ref` when the query gave one.',
+      resolve: (o) => tagUrlWithRef(o.row.url, o.scope.ref),
+    }),
+    productCondition: t.field({
+      type: ProductConditionEnum,
+      description: 'Condition of the item.',
+      resolve: (o) => o.row.condition,
+    }),
+    stockStatus: t.field({
+      type: StockStatusEnum,
+      description: 'Stock state at the shop.',
+      resolve: (o) => o.row.stock_status,
+    }),
+    price: t.field({
+      type: MoneyRef,
+      description: 'The current price, with shipping where the shop states it.',
+      resolve: (o) => ({
+        value: o.row.price,
+        currency: o.row.currency,
+        includingShipping: o.row.price_including_shipping,
+      }),
+    }),
+    memberPrice: t.field({
+      type: PeriodPriceRef,
+      nullable: true,
+      description: 'Price for members of the shop’s club, with its validity period.',
+      resolve: (o) =>
+        periodPrice(
+          o.row.currency,
+          o.row.member_price,
+          o.row.member_price_start,
+          o.row.member_price_end,
+        ),
+    }),
+    salesPrice: t.field({
+      type: PeriodPriceRef,
+      nullable: true,
+      description: 'Campaign price, with its validity period.',
+      resolve: (o) =>
+        periodPrice(
+          o.row.currency,
+          o.row.sales_price,
+          o.row.sales_price_start,
+          o.row.sales_price_end,
+        ),
+    }),
+    originalPrice: t.field({
+      type: PeriodPriceRef,
+      nullable: true,
+      description: 'The price before a reduction, with its period.',
+      resolve: (o) =>
+        periodPrice(
+          o.row.currency,
+          o.row.original_price,
+          o.row.original_price_start,
+          o.row.original_price_end,
+        ),
+    }),
+    alternativePrices: t.loadableList({
+      type: AlternativePriceRef,
+      description: 'Other prices the shop offers for the item, each with its URL.',
+      load: async (offers: OfferParent[], context) => {
+        const rows = await findAlternativePrices(
+          context.db,
+          offers.map((o) => o.row.id),
+        );
+        return groupByKey(
+          offers.map((o) => o.row.id),
+          rows,
+          (row) => row.offer_id,
+        ).map((group, index) => {
+          const offer = offers[index]!;
+          return group.map((row) => ({
+            price: { value: row.price, currency: offer.row.currency, includingShipping: null },
+            url: tagUrlWithRef(row.url, offer.scope.ref),
+          }));
+        });
+      },
+      loaderOptions: { cacheKeyFn: (o: OfferParent) => `${o.row.id}:${o.scope.ref ?? ''}` },
+      resolve: (o) => o,
+    }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the shop last reported this offer.',
+      resolve: (o) => o.row.updated_at,
+    }),
+  }),
+});
+
+const OfferConnection = builder.connectionObject({
+  type: OfferRef,
+  name: 'OfferConnection',
+  description: 'A page of a product’s available offers.',
+});
+
+export interface OfferSummaryShape {
+  currency: Currency;
+  offerCount: number;
+  regular: number | null;
+  alternative: number | null;
+  inStock: number | null;
+  bestStockStatus: (typeof STOCK_STATUSES)[number] | null;
+}
+
+const money = (currency: Currency, value: number | null): MoneyShape | null =>
+  value === null ? null : { value, currency, includingShipping: null };
+
+const OfferSummaryRef = builder.objectRef<OfferSummaryShape>('OfferSummary').implement({
+  description: 'Aggregates over a product’s available offers in the market.',
+  fields: (t) => ({
+    offerCount: t.exposeInt('offerCount', { description: 'How many offers are available.' }),
+    lowestNewPrice: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'Lowest price among new-condition offers.',
+      resolve: (s) => money(s.currency, s.regular),
+    }),
+    lowestAlternativePrice: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'Lowest price among used, refurbished and demo offers.',
+      resolve: (s) => money(s.currency, s.alternative),
+    }),
+    lowestInStockPrice: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'Lowest price among offers IN_STOCK.',
+      resolve: (s) => money(s.currency, s.inStock),
+    }),
+    bestStockStatus: t.field({
+      type: StockStatusEnum,
+      nullable: true,
+      description: 'The best stock state among the offers (IN_STOCK first); null without offers.',
+      resolve: (s) => s.bestStockStatus,
+    }),
+  }),
+});
+
+builder.objectFields(ProductRef, (t) => ({
+  offers: t.loadable({
+    type: OfferConnection,
+    description: `The available offers in the market, cheapest first unless ordered otherwise (at most ${OFFER_PAGE_LIMITS.maxSize} per page).`,
+    byPath: true,
+    args: {
+      ...t.arg.connectionArgs(),
+      orderBy: t.arg({
+        type: OfferOrderEnum,
+        defaultValue: 'PRICE',
+        description: 'The order of the offers.',
+      }),
+    },
+    load: async (products: ProductParent[], context, args) => {
+      const page = offsetPage(args, OFFER_PAGE_LIMITS);
+      const rows = await findAvailableOffersPage(context.db, products.map(productMarketKey), {
+        offset: page.offset,
+        limit: page.limit,
+        order: args.orderBy ?? 'PRICE',
+      });
+      return groupByKey(products.map(productRowKey), rows, rowKey).map((group, index) =>
+        connectionOf(page, group.map(offerIn(products[index]!)), group[0]?.total ?? 0),
+      );
+    },
+    loaderOptions: { cacheKeyFn: scopeKey },
+    resolve: (product) => product,
+  }),
+  lowestPrice: t.loadable({
+    type: OfferRef,
+    nullable: true,
+    description: 'The cheapest available offer in the market, with its shop; null without offers.',
+    load: async (products: ProductParent[], context) => {
+      const rows = await findCheapestOffers(context.db, products.map(productMarketKey));
+      return oneByKey(products.map(productRowKey), rows, rowKey).map((row, index) =>
+        row ? offerIn(products[index]!)(row) : null,
+      );
+    },
+    loaderOptions: { cacheKeyFn: scopeKey },
+    resolve: (product) => product,
+  }),
+  offerSummary: t.loadable({
+    type: OfferSummaryRef,
+    description: 'Counts and lowest prices over the available offers in the market.',
+    load: async (products: ProductParent[], context) => {
+      const rows = await summariseAvailableOffers(context.db, products.map(productMarketKey));
+      return oneByKey(products.map(productRowKey), rows, rowKey).map(
+        (row, index): OfferSummaryShape => ({
+          currency: MARKET_CURRENCY[products[index]!.scope.market],
+          offerCount: row?.offer_count ?? 0,
+          regular: row?.regular ?? null,
+          alternative: row?.alternative ?? null,
+          inStock: row?.in_stock ?? null,
+          bestStockStatus: row?.best_stock_status ?? null,
+        }),
+      );
+    },
+    loaderOptions: { cacheKeyFn: scopeKey },
+    resolve: (product) => product,
+  }),
+}));

@@ -1,0 +1,114 @@
+/**
+ * Product: the catalogue's central node. A product is seen in a market (its scope), which
+ * every price-bearing field below it inherits; its global id names both.
+ */
+import {
+  findGtinsOfProducts,
+  findProductsByIds,
+  type ProductRow,
+} from '../../db/repositories/products.ts';
+import { badUserInput } from '../../errors.ts';
+import { isMarketCode } from '../../markets.ts';
+import { builder } from '../builder.ts';
+import { groupByKey } from '../grouping.ts';
+import { scoped, type Scoped } from '../scope.ts';
+import { ImageUrlsRef } from './image-urls.ts';
+import { MarketEnum, scopeArgs, scopeFromArgs } from './market.ts';
+
+export type ProductParent = Scoped<ProductRow>;
+
+/** The node key of a product in a market: "<market>:<product id>". */
+export function productKey(product: ProductParent): string {
+  return `${product.scope.market}:${product.row.id}`;
+}
+
+function parseProductKey(key: string) {
+  const [market = '', id = ''] = key.split(':');
+  if (!isMarketCode(market) || !/^[1-9]\d{0,9}$/.test(id) || Number(id) > 2 ** 31 - 1) {
+    return null;
+  }
+  return { market, id: Number(id) };
+}
+
+export const ProductRef = builder.loadableNodeRef('Product', {
+  id: { resolve: productKey },
+  load: async (keys: string[], context): Promise<(ProductParent | Error | null)[]> => {
+    const parsed = keys.map(parseProductKey);
+    const ids = parsed.flatMap((key) => (key ? [key.id] : []));
+    const rows = ids.length > 0 ? await findProductsByIds(context.db, ids) : [];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return parsed.map((key) => {
+      if (key === null) return badUserInput('not a product id', 'id', 'malformed_id');
+      const row = byId.get(key.id);
+      return row ? { row, scope: { market: key.market, ref: null } } : null;
+    });
+  },
+});
+
+ProductRef.implement({
+  description: 'A product as sold in one market: its identity, offers, prices and specification.',
+  fields: (t) => ({
+    productId: t.int({
+      description: 'The catalogue’s numeric product id (the id REST routes use).',
+      resolve: (p) => p.row.id,
+    }),
+    market: t.field({
+      type: MarketEnum,
+      description: 'The market this product is seen in; every price below is in it.',
+      resolve: (p) => p.scope.market,
+    }),
+    name: t.string({ description: 'The product name.', resolve: (p) => p.row.name }),
+    description: t.string({
+      nullable: true,
+      description: 'A short description.',
+      resolve: (p) => p.row.description,
+    }),
+    popularity: t.int({
+      description: 'Relative popularity (higher is more popular).',
+      resolve: (p) => p.row.popularity,
+    }),
+    rankWithinCategory: t.int({
+      description: 'Popularity rank within its category, 1 being the most popular.',
+      resolve: (p) => p.row.rank_within_category,
+    }),
+    images: t.field({
+      type: ImageUrlsRef,
+      description: 'The product picture; both URLs null when there is none.',
+      resolve: (p) => ({ small: p.row.image_small_url, large: p.row.image_large_url }),
+    }),
+    productPage: t.string({
+      description: 'URL of the product page on the market’s site.',
+      resolve: async (p, _args, context) =>
+        `${await context.siteBaseUrl(p.scope.market)}/product/${p.row.id}`,
+    }),
+    gtins: t.loadableList({
+      type: 'String',
+      description: 'The product’s GTINs (EAN/UPC), in ascending order.',
+      load: async (productIds: number[], context) => {
+        const rows = await findGtinsOfProducts(context.db, productIds);
+        return groupByKey(productIds, rows, (row) => row.product_id).map((group) =>
+          group.map((row) => row.gtin),
+        );
+      },
+      resolve: (p) => p.row.id,
+    }),
+  }),
+});
+
+builder.queryField('product', (t) =>
+  t.field({
+    type: ProductRef,
+    nullable: true,
+    description: 'One product by its numeric id, seen in a market; null when unknown.',
+    args: {
+      ...scopeArgs,
+      id: t.arg.int({ required: true, description: 'The numeric product id.' }),
+    },
+    resolve: async (_root, args, context) => {
+      const scope = scopeFromArgs(args);
+      if (args.id < 1) throw badUserInput('id must be a positive integer', 'id', 'out_of_range');
+      const found = await ProductRef.getDataloader(context).load(`${scope.market}:${args.id}`);
+      return found ? scoped<ProductRow>(scope)(found.row) : null;
+    },
+  }),
+);
