@@ -6,6 +6,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { sql } from 'kysely';
 import type { Config } from './config.ts';
+import { maskError } from './errors.ts';
 import { createRequestContext, type RequestContext } from './context.ts';
 import { createMarketDirectory } from './db/repositories/markets.ts';
 import type { DatabaseHandle } from './db/client.ts';
@@ -31,6 +32,7 @@ export function createApp({ config, database, logger }: AppDependencies) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    maskedErrors: { maskError },
     logging: logger.child({ component: 'graphql' }),
     context: (): RequestContext => createRequestContext(database.db, markets),
   });

@@ -2,6 +2,7 @@
  * The service's error codes (decisions section 3), each with its HTTP status, raised as
  * GraphQLErrors so yoga passes them through its masking; everything else is masked.
  */
+import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
 
 export const ERROR_STATUS = {
@@ -9,7 +10,6 @@ export const ERROR_STATUS = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
-  UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
   QUERY_TOO_COMPLEX: 400,
   SERVICE_UNAVAILABLE: 503,
@@ -40,4 +40,32 @@ export function serviceError(
 
 export function badUserInput(message: string, parameter: string, reason = 'invalid'): GraphQLError {
   return serviceError('BAD_USER_INPUT', message, [{ parameter, reason }]);
+}
+
+/**
+ * yoga's error masking: the service's own errors pass as they are, Pothos's argument
+ * validation (malformed global ids and cursors) becomes BAD_USER_INPUT, and anything else is
+ * an unexpected defect: logged by yoga, answered with a generic message.
+ */
+export function maskError(error: unknown, message: string): Error {
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  if (original instanceof GraphQLError && typeof original.extensions.code === 'string') {
+    return error as Error;
+  }
+  if (original instanceof PothosValidationError) {
+    return locatedLike(error, serviceError('BAD_USER_INPUT', original.message));
+  }
+  return locatedLike(error, serviceError('INTERNAL_SERVER_ERROR', message));
+}
+
+/** Keeps the path and locations of the error being replaced. */
+function locatedLike(error: unknown, replacement: GraphQLError): GraphQLError {
+  if (!(error instanceof GraphQLError)) return replacement;
+  return new GraphQLError(replacement.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: replacement.extensions,
+  });
 }

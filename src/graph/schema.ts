@@ -4,5 +4,10 @@ import './types/market.ts';
 import './types/money.ts';
 import './types/image-urls.ts';
 import './types/product.ts';
+import './types/offer.ts';
+import './types/shop.ts';
+import './types/brand.ts';
+import './types/category.ts';
+import './types/product-listing.ts';
 
 export const schema = builder.toSchema();

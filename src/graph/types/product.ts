@@ -112,3 +112,9 @@ builder.queryField('product', (t) =>
     },
   }),
 );
+
+export const ProductConnection = builder.connectionObject({
+  type: ProductRef,
+  name: 'ProductConnection',
+  description: 'A page of products.',
+});

@@ -1,0 +1,91 @@
+/**
+ * The category tree. A category's products are those of every leaf below it, so listing
+ * statements expand a category into its subtree with one recursive CTE.
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { MarketCode } from '../../markets.ts';
+import type { CategoriesTable, Database } from '../types.ts';
+import { anyOf } from './sql.ts';
+
+export type CategoryRow = Selectable<CategoriesTable>;
+
+export function findCategoriesByIds(db: Kysely<Database>, ids: readonly number[]) {
+  return db.selectFrom('categories').selectAll().where('id', '=', anyOf(ids)).execute();
+}
+
+export function findCategoriesBySlugs(db: Kysely<Database>, slugs: readonly string[]) {
+  return db.selectFrom('categories').selectAll().where('slug', '=', anyOf(slugs)).execute();
+}
+
+export function findChildCategories(db: Kysely<Database>, parentIds: readonly number[]) {
+  return db
+    .selectFrom('categories')
+    .selectAll()
+    .where('parent_id', '=', anyOf(parentIds))
+    .orderBy('parent_id')
+    .orderBy('position')
+    .orderBy('name')
+    .execute();
+}
+
+export interface AncestorRow extends CategoryRow {
+  /** The category whose ancestor this is. */
+  descendant_id: number;
+  /** 1 for the parent, 2 for the grandparent, … */
+  distance: number;
+}
+
+/** Every ancestor of each category, nearest first. */
+export async function findAncestors(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<AncestorRow[]> {
+  const { rows } = await sql<AncestorRow>`
+    with recursive up (descendant_id, ancestor_id, distance) as (
+      select c.id, c.parent_id, 1 from categories c
+       where c.id = any(${[...ids]}::integer[]) and c.parent_id is not null
+      union all
+      select up.descendant_id, c.parent_id, up.distance + 1
+        from up join categories c on c.id = up.ancestor_id
+       where c.parent_id is not null
+    )
+    select a.*, up.descendant_id, up.distance
+      from up join categories a on a.id = up.ancestor_id
+     order by up.descendant_id, up.distance`.execute(db);
+  return rows;
+}
+
+/** The leaves of each category's subtree (a leaf's subtree is itself) as SQL. */
+export function subtreeOf(categoryIds: readonly number[]) {
+  return sql`(
+    with recursive down (root_id, id) as (
+      select c.id, c.id from categories c where c.id = any(${[...categoryIds]}::integer[])
+      union all
+      select down.root_id, c.id from down join categories c on c.parent_id = down.id
+    )
+    select root_id, id from down)`;
+}
+
+export interface CategoryMarketStatsRow {
+  category_id: number;
+  market: MarketCode;
+  products_total: number;
+  lowest_price: number | null;
+}
+
+/** Products available in the market below each category, and their lowest price. */
+export async function findCategoryMarketStats(
+  db: Kysely<Database>,
+  keys: readonly { categoryId: number; market: MarketCode }[],
+): Promise<CategoryMarketStatsRow[]> {
+  const { rows } = await sql<CategoryMarketStatsRow>`
+    select k.category_id, k.market,
+           count(s.product_id)::int as products_total,
+           min(s.lowest_price) as lowest_price
+      from unnest(${keys.map((k) => k.categoryId)}::integer[], ${keys.map((k) => k.market)}::text[])
+             as k(category_id, market)
+      join ${subtreeOf(keys.map((k) => k.categoryId))} as tree on tree.root_id = k.category_id
+      left join product_market_summaries s on s.category_id = tree.id and s.market = k.market
+     group by k.category_id, k.market`.execute(db);
+  return rows;
+}

@@ -1,0 +1,28 @@
+/** Brand: the maker of products; the same in every market. */
+import { findBrandsByIds, type BrandRow } from '../../db/repositories/brands.ts';
+import { builder } from '../builder.ts';
+import { oneByKey } from '../grouping.ts';
+import { ProductRef } from './product.ts';
+
+export const BrandRef = builder.loadableNode('Brand', {
+  description: 'A brand (the maker of products).',
+  id: { resolve: (brand: BrandRow) => String(brand.id) },
+  load: async (keys: string[], context) => {
+    const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
+    const rows = ids.length > 0 ? await findBrandsByIds(context.db, ids) : [];
+    return oneByKey(keys, rows, (row) => String(row.id));
+  },
+  fields: (t) => ({
+    brandId: t.exposeInt('id', { description: 'The numeric brand id.' }),
+    name: t.exposeString('name', { description: 'The brand name.' }),
+  }),
+});
+
+builder.objectField(ProductRef, 'brand', (t) =>
+  t.field({
+    type: BrandRef,
+    nullable: true,
+    description: 'The product’s brand; null for unbranded products.',
+    resolve: (product) => (product.row.brand_id === null ? null : String(product.row.brand_id)),
+  }),
+);

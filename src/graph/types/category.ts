@@ -1,0 +1,243 @@
+/**
+ * Category: a node of the category tree, seen in a market (its product count, lowest price
+ * and page URL are the market's).
+ */
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
+import {
+  findAncestors,
+  findCategoriesByIds,
+  findCategoriesBySlugs,
+  findCategoryMarketStats,
+  findChildCategories,
+  type CategoryMarketStatsRow,
+  type CategoryRow,
+} from '../../db/repositories/categories.ts';
+import type { RequestContext } from '../../context.ts';
+import { badUserInput } from '../../errors.ts';
+import { isMarketCode, MARKET_CURRENCY } from '../../markets.ts';
+import { builder } from '../builder.ts';
+import { groupByKey, oneByKey } from '../grouping.ts';
+import { scoped, type Scope, type Scoped } from '../scope.ts';
+import { ImageUrlsRef } from './image-urls.ts';
+import { scopeArgs, scopeFromArgs } from './market.ts';
+import { MoneyRef } from './money.ts';
+import { ProductRef } from './product.ts';
+
+export type CategoryParent = Scoped<CategoryRow>;
+
+function categoryKey(category: CategoryParent): string {
+  return `${category.scope.market}:${category.row.id}`;
+}
+
+/** Loaders keep categories of different scopes (market and ref) apart. */
+function scopeKey(category: CategoryParent): string {
+  return `${categoryKey(category)}:${category.scope.ref ?? ''}`;
+}
+
+export const CategoryRef = builder.loadableNodeRef('Category', {
+  id: { resolve: categoryKey },
+  load: async (keys: string[], context): Promise<(CategoryParent | null)[]> => {
+    const parsed = keys.map((key) => {
+      const [market = '', id = ''] = key.split(':');
+      return isMarketCode(market) && /^[1-9]\d{0,9}$/.test(id) ? { market, id: Number(id) } : null;
+    });
+    const ids = parsed.flatMap((key) => (key ? [key.id] : []));
+    const rows = ids.length > 0 ? await findCategoriesByIds(context.db, ids) : [];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return parsed.map((key) => {
+      const row = key && byId.get(key.id);
+      return key && row ? { row, scope: { market: key.market, ref: null } } : null;
+    });
+  },
+});
+
+CategoryRef.implement({
+  description: 'A category of the catalogue tree, seen in a market.',
+  fields: (t) => ({
+    categoryId: t.int({ description: 'The numeric category id.', resolve: (c) => c.row.id }),
+    slug: t.string({
+      description: 'URL-safe unique name; accepted wherever a category id is.',
+      resolve: (c) => c.row.slug,
+    }),
+    name: t.string({ description: 'The category name.', resolve: (c) => c.row.name }),
+    description: t.string({
+      nullable: true,
+      description: 'A short description.',
+      resolve: (c) => c.row.description,
+    }),
+    isLeaf: t.boolean({
+      description: 'True for a leaf: products belong to leaves.',
+      resolve: (c) => c.row.is_leaf,
+    }),
+    logo: t.field({
+      type: ImageUrlsRef,
+      nullable: true,
+      description: 'The category logo, or null when it has none.',
+      resolve: (c) =>
+        c.row.logo_small_url === null && c.row.logo_large_url === null
+          ? null
+          : { small: c.row.logo_small_url, large: c.row.logo_large_url },
+    }),
+    url: t.string({
+      description: 'URL of the category page on the market’s site.',
+      resolve: async (c, _args, context) =>
+        `${await context.siteBaseUrl(c.scope.market)}/category/${c.row.slug}`,
+    }),
+    parent: t.loadable({
+      type: CategoryRef,
+      nullable: true,
+      description: 'The parent category; null for a root.',
+      load: async (keys: CategoryParent[], context) => {
+        const rows = await findCategoriesByIds(
+          context.db,
+          keys.map((c) => c.row.parent_id!),
+        );
+        return oneByKey(
+          keys.map((c) => c.row.parent_id),
+          rows,
+          (row) => row.id,
+        ).map((row, index) => (row ? { row, scope: keys[index]!.scope } : null));
+      },
+      loaderOptions: { cacheKeyFn: scopeKey },
+      resolve: (c) => (c.row.parent_id === null ? null : c),
+    }),
+    children: t.loadableList({
+      type: CategoryRef,
+      description: 'The sub-categories, in display order.',
+      load: async (keys: CategoryParent[], context) => {
+        const rows = await findChildCategories(
+          context.db,
+          keys.map((c) => c.row.id),
+        );
+        return groupByKey(
+          keys.map((c) => c.row.id),
+          rows,
+          (row) => row.parent_id,
+        ).map((group, index) => group.map(scoped<CategoryRow>(keys[index]!.scope)));
+      },
+      loaderOptions: { cacheKeyFn: scopeKey },
+      resolve: (c) => c,
+    }),
+    ancestors: t.loadableList({
+      type: CategoryRef,
+      description: 'The path from the root down to the parent (empty for a root).',
+      load: async (keys: CategoryParent[], context) => {
+        const rows = await findAncestors(
+          context.db,
+          keys.map((c) => c.row.id),
+        );
+        return groupByKey(
+          keys.map((c) => c.row.id),
+          rows,
+          (row) => row.descendant_id,
+        ).map((group, index) => group.reverse().map((row) => ({ row, scope: keys[index]!.scope })));
+      },
+      loaderOptions: { cacheKeyFn: scopeKey },
+      resolve: (c) => c,
+    }),
+    productsTotal: t.int({
+      description: 'How many products below this category have an available offer in the market.',
+      resolve: async (c, _args, context) =>
+        (await marketStatsLoader(context).load(c)).products_total,
+    }),
+    lowestPrice: t.field({
+      type: MoneyRef,
+      nullable: true,
+      description: 'The lowest available price below this category in the market.',
+      resolve: async (c, _args, context) => {
+        const stats = await marketStatsLoader(context).load(c);
+        return stats.lowest_price === null
+          ? null
+          : {
+              value: stats.lowest_price,
+              currency: MARKET_CURRENCY[c.scope.market],
+              includingShipping: null,
+            };
+      },
+    }),
+  }),
+});
+
+/** productsTotal and lowestPrice share one statement per batch of categories and request. */
+const marketStatsLoader = createContextCache(
+  (context: RequestContext) =>
+    new DataLoader<CategoryParent, CategoryMarketStatsRow, string>(
+      async (keys) => {
+        const rows = await findCategoryMarketStats(
+          context.db,
+          keys.map((c) => ({ categoryId: c.row.id, market: c.scope.market })),
+        );
+        return oneByKey(
+          keys.map(categoryKey),
+          rows,
+          (row) => `${row.market}:${row.category_id}`,
+        ).map(
+          (row, index) =>
+            row ?? {
+              category_id: keys[index]!.row.id,
+              market: keys[index]!.scope.market,
+              products_total: 0,
+              lowest_price: null,
+            },
+        );
+      },
+      { cacheKeyFn: categoryKey },
+    ),
+);
+
+builder.objectField(ProductRef, 'category', (t) =>
+  t.loadable({
+    type: CategoryRef,
+    description: 'The product’s (leaf) category.',
+    load: async (products: { categoryId: number; scope: Scope }[], context) => {
+      const rows = await findCategoriesByIds(
+        context.db,
+        products.map((p) => p.categoryId),
+      );
+      return oneByKey(
+        products.map((p) => p.categoryId),
+        rows,
+        (row) => row.id,
+      ).map((row, index) => (row ? { row, scope: products[index]!.scope } : null));
+    },
+    loaderOptions: {
+      cacheKeyFn: (p: { categoryId: number; scope: Scope }) =>
+        `${p.scope.market}:${p.categoryId}:${p.scope.ref ?? ''}`,
+    },
+    resolve: (product) => ({ categoryId: product.row.category_id, scope: product.scope }),
+  }),
+);
+
+/** A category by numeric id or slug, or null; throws on a malformed reference. */
+export async function findCategoryByReference(
+  context: { db: Parameters<typeof findCategoriesByIds>[0] },
+  reference: { id?: number | null; slug?: string | null },
+): Promise<CategoryRow | null> {
+  if ((reference.id == null) === (reference.slug == null)) {
+    throw badUserInput('give exactly one of id and slug', 'id', 'exclusive');
+  }
+  const rows =
+    reference.id != null
+      ? await findCategoriesByIds(context.db, [reference.id])
+      : await findCategoriesBySlugs(context.db, [reference.slug!]);
+  return rows[0] ?? null;
+}
+
+builder.queryField('category', (t) =>
+  t.field({
+    type: CategoryRef,
+    nullable: true,
+    description: 'One category by numeric id or by slug, seen in a market; null when unknown.',
+    args: {
+      ...scopeArgs,
+      id: t.arg.int({ description: 'The numeric category id.' }),
+      slug: t.arg.string({ description: 'The category slug.' }),
+    },
+    resolve: async (_root, args, context) => {
+      const scope = scopeFromArgs(args);
+      const row = await findCategoryByReference(context, args);
+      return row ? { row, scope } : null;
+    },
+  }),
+);

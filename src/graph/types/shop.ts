@@ -1,0 +1,46 @@
+/** Shop: a store selling in one market. */
+import { findShopsByIds, type ShopRow } from '../../db/repositories/shops.ts';
+import { builder } from '../builder.ts';
+import { oneByKey } from '../grouping.ts';
+import { ImageUrlsRef } from './image-urls.ts';
+import { MarketEnum } from './market.ts';
+import { OfferRef } from './offer.ts';
+
+export const ShopRef = builder.loadableNode('Shop', {
+  description: 'A shop selling in one market.',
+  id: { resolve: (shop: ShopRow) => String(shop.id) },
+  load: async (keys: string[], context) => {
+    const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
+    const rows = ids.length > 0 ? await findShopsByIds(context.db, ids) : [];
+    return oneByKey(keys, rows, (row) => String(row.id));
+  },
+  fields: (t) => ({
+    shopId: t.exposeInt('id', { description: 'The numeric shop id.' }),
+    name: t.exposeString('name', { description: 'The shop name.' }),
+    url: t.exposeString('url', { description: 'The shop’s home page.' }),
+    market: t.expose('market', { type: MarketEnum, description: 'The market the shop sells in.' }),
+    logo: t.field({
+      type: ImageUrlsRef,
+      description: 'The shop logo; both URLs null when there is none.',
+      resolve: (shop) => ({ small: shop.logo_small_url, large: shop.logo_large_url }),
+    }),
+  }),
+});
+
+builder.objectField(OfferRef, 'shop', (t) =>
+  t.field({
+    type: ShopRef,
+    description: 'The shop making the offer.',
+    resolve: (offer) => String(offer.row.shop_id),
+  }),
+);
+
+builder.queryField('shop', (t) =>
+  t.field({
+    type: ShopRef,
+    nullable: true,
+    description: 'A shop by its numeric id; null when unknown.',
+    args: { id: t.arg.int({ required: true, description: 'The numeric shop id.' }) },
+    resolve: (_root, args) => String(args.id),
+  }),
+);
