@@ -12,6 +12,9 @@ export type TotalCount = number | (() => Promise<number>);
 
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
+  // Fields are non-null unless they say `nullable: true`: clients need not null-check what
+  // is always there.
+  DefaultFieldNullability: false;
   DefaultEdgesNullability: { list: false; items: false };
   DefaultNodeNullability: false;
   Connection: { totalCount?: TotalCount };
@@ -22,11 +25,16 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   plugins: [RelayPlugin, DataloaderPlugin],
+  defaultFieldNullability: false,
   relay: {
     idFieldOptions: { description: 'Opaque global id (Relay Node), stable across requests.' },
-    nodeQueryOptions: { description: 'Any object by its global id.' },
+    nodeQueryOptions: {
+      description: 'Any object by its global id.',
+      args: { id: { description: 'A global id, as an object’s `id` field gives it.' } },
+    },
     nodesQueryOptions: {
       description: 'Objects by global ids, in the order given (null where unknown).',
+      args: { ids: { description: 'Global ids, as objects’ `id` fields give them.' } },
     },
     pageInfoTypeOptions: {
       description: 'Where a page sits in its list (Relay cursor connections).',
@@ -47,6 +55,7 @@ export const builder = new SchemaBuilder<{
     afterArgOptions: { description: 'Return items after this cursor.' },
     lastArgOptions: { description: 'Page size counted back from `before`.' },
     beforeArgOptions: { description: 'Return items before this cursor.' },
+    defaultEdgeTypeOptions: { description: 'An item of a page, with its position in the list.' },
     nodeTypeOptions: { description: 'An object with a global id, refetchable through `node`.' },
   },
 });

@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { MARKET_CODES, type MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
-import type { ProductMarketKey } from './offers.ts';
+import { productMarketKeyTable, type ProductMarketKey } from './sql.ts';
 import { anyOf } from './sql.ts';
 
 export interface MarketPriceRow {
@@ -35,8 +35,7 @@ export async function findMarketPrices(
   const { rows } = await sql<MarketPriceRow>`
     select ${sql.join(COLUMNS.map((column) => sql.ref(column)))}
       from product_market_summaries s
-      join unnest(${keys.map((k) => k.productId)}::integer[], ${keys.map((k) => k.market)}::text[])
-             as k(product_id, market)
+      join ${productMarketKeyTable(keys)}
         on s.product_id = k.product_id and s.market = k.market`.execute(db);
   return rows;
 }

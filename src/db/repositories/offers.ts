@@ -12,25 +12,18 @@ import {
   type OffersTable,
   type StockStatus,
 } from '../types.ts';
-import { anyOf } from './sql.ts';
+import { anyOf, productMarketKeyTable, type ProductMarketKey } from './sql.ts';
+
+export type { ProductMarketKey };
 
 export type OfferRow = Selectable<OffersTable>;
 
-export interface ProductMarketKey {
-  productId: number;
-  market: MarketCode;
-}
 
 export const OFFER_ORDERS = {
   PRICE: sql`o.price, o.id`,
   PRICE_INCLUDING_SHIPPING: sql`coalesce(o.price_including_shipping, o.price), o.id`,
 } as const;
 export type OfferOrder = keyof typeof OFFER_ORDERS;
-
-function keyTable(keys: readonly ProductMarketKey[]) {
-  return sql`unnest(${keys.map((k) => k.productId)}::integer[], ${keys.map((k) => k.market)}::text[])
-    as k(product_id, market)`;
-}
 
 export interface RankedOfferRow extends OfferRow {
   /** 0-based position of the offer among its product's offers in the market. */
@@ -53,7 +46,7 @@ export async function findAvailableOffersPage(
                as position,
              (count(*) over (partition by o.product_id, o.market))::int as total
         from available_offers o
-        join ${keyTable(keys)} on o.product_id = k.product_id and o.market = k.market
+        join ${productMarketKeyTable(keys)} on o.product_id = k.product_id and o.market = k.market
     ) ranked
     where position >= ${page.offset} and position < ${page.offset + page.limit}
     order by product_id, market, position`.execute(db);
@@ -68,7 +61,7 @@ export async function findCheapestOffers(
   const { rows } = await sql<OfferRow>`
     select distinct on (o.product_id, o.market) o.*
       from available_offers o
-      join ${keyTable(keys)} on o.product_id = k.product_id and o.market = k.market
+      join ${productMarketKeyTable(keys)} on o.product_id = k.product_id and o.market = k.market
      order by o.product_id, o.market, o.price, o.id`.execute(db);
   return rows;
 }
@@ -103,7 +96,7 @@ export async function summariseAvailableOffers(
            min(o.price) filter (where o.stock_status = 'IN_STOCK') as in_stock,
            (${[...STOCK_STATUSES]}::text[])[min(${statusRank})] as best_stock_status
       from available_offers o
-      join ${keyTable(keys)} on o.product_id = k.product_id and o.market = k.market
+      join ${productMarketKeyTable(keys)} on o.product_id = k.product_id and o.market = k.market
      group by o.product_id, o.market`.execute(db);
   return rows;
 }

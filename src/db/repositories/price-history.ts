@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
-import type { ProductMarketKey } from './offers.ts';
+import { productMarketKeyTable, type ProductMarketKey } from './sql.ts';
 
 export interface PriceHistoryPointRow {
   product_id: number;
@@ -30,8 +30,7 @@ export async function findRecentPriceHistory(
            ph.first_day + (point.position - 1)::integer as day,
            point.price as lowest_price
       from price_history ph
-      join unnest(${keys.map((k) => k.productId)}::integer[], ${keys.map((k) => k.market)}::text[])
-             as k(product_id, market)
+      join ${productMarketKeyTable(keys)}
         on ph.product_id = k.product_id and ph.market = k.market
       cross join lateral unnest(ph.daily_lowest_prices) with ordinality as point(price, position)
      where point.position > cardinality(ph.daily_lowest_prices) - ${days}::integer
