@@ -1,19 +1,52 @@
 /**
- * CONTRACT (to be implemented by the seeds work): fills an empty, migrated database with the
- * deterministic catalogue at a scale.
+ * Fills a migrated database with the deterministic catalogue at a scale, replacing whatever
+ * catalogue is there (markets stay: they belong to the migration).
+ *
+ *   frame     brands, categories, shops; each product's category and rank   (frame.ts)
+ *   generate  products one by one as COPY text                            (generate/)
+ *   load      COPY streams or array inserts, indexes and keys set aside    (load/)
+ *   complete  summaries via refreshProductMarketSummaries, indexes, keys, ANALYZE
+ *
+ * Same seed and scale, same rows in every table: all randomness comes from seeds/random.ts
+ * keyed by the seed, all dates from SEED_REFERENCE_DATE.
  */
+import { createHash } from 'node:crypto';
+import { hashClientSecret } from '../src/auth/client-secrets.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
 import type { SeedScale } from '../src/config.ts';
+import { REFERENCE_TIMESTAMP, SEED_REFERENCE_DATE } from './calendar.ts';
+import { buildFrame, type CatalogueFrame } from './frame.ts';
+import { CatalogueGenerator, type ProductSinks } from './generate/catalogue.ts';
+import { completeCatalogue, withClient } from './load/complete.ts';
+import { copyLine, TableText } from './load/copy-text.ts';
+import {
+  closeJournal,
+  deferDefinitions,
+  restoreStatements,
+  type DeferredDefinition,
+} from './load/deferred-definitions.ts';
+import { chooseWriter, openTableWriter, type TableWriter } from './load/table-writers.ts';
+import { createProgress, type Progress } from './progress.ts';
+import { SCALES } from './scales.ts';
+import {
+  CATALOGUE_TABLES,
+  PRODUCT_TABLES,
+  REFERENCE_TABLES,
+  type GeneratedTable,
+} from './tables.ts';
 
-/** Seed data's "today": fixed so that the same seed and scale give identical data on any day. */
-export const SEED_REFERENCE_DATE = '2026-11-01';
+export { SEED_REFERENCE_DATE } from './calendar.ts';
+
 export const DEFAULT_SEED = 1;
 
 export interface SeedOptions {
   scale: SeedScale;
+  /** Any integer from 0 to 2^32 − 1; DEFAULT_SEED when absent. */
   seed?: number;
   /** Progress output: a bar on a terminal, plain lines otherwise, nothing when false. */
   progress?: NodeJS.WritableStream | false;
+  /** Overrides the scale's product count (tests seed a few hundred products quickly). */
+  products?: number;
 }
 
 export interface SeedReport {
@@ -24,12 +57,158 @@ export interface SeedReport {
   milliseconds: number;
 }
 
-export async function seedCatalogue(
-  _database: DatabaseHandle,
-  _options: SeedOptions,
-): Promise<SeedReport> {
-  throw new Error('not implemented yet');
-}
-
 /** The sample catalogue's partner client (sample data only; documented in the README). */
 export const DEMO_CLIENT = { id: 'demo-partner', secret: 'demo-secret', ref: 'demo-ref' } as const;
+
+/** Products generated between two writes: a few megabytes of COPY text. */
+const CHUNK_PRODUCTS = 500;
+
+export async function seedCatalogue(
+  database: DatabaseHandle,
+  options: SeedOptions,
+): Promise<SeedReport> {
+  const started = performance.now();
+  const seed = options.seed ?? DEFAULT_SEED;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffff_ffff) {
+    throw new RangeError(`seed must be an integer from 0 to ${0xffff_ffff}, got ${seed}`);
+  }
+  const products = options.products ?? SCALES[options.scale].products;
+  if (!Number.isInteger(products) || products < 1) {
+    throw new RangeError(`products must be a positive integer, got ${products}`);
+  }
+  const progress = createProgress(options.progress);
+
+  const markets = await database.db.selectFrom('markets').select(['code', 'currency']).execute();
+  const frame = buildFrame(seed, { ...SCALES[options.scale], products }, markets);
+
+  const definitions = await withClient(database.pool, async (client) => {
+    await client.query('begin');
+    await client.query(`truncate ${CATALOGUE_TABLES.join(', ')}`);
+    const deferred = await deferDefinitions(client, CATALOGUE_TABLES);
+    await client.query('commit');
+    return deferred;
+  });
+
+  try {
+    const rows = await loadCatalogue(database, frame, progress);
+    await insertDemoClient(database, seed);
+    rows.api_clients = 1;
+    rows.api_client_refs = 1;
+    rows.product_market_summaries = await completeCatalogue(database, {
+      asOf: SEED_REFERENCE_DATE,
+      tables: [...REFERENCE_TABLES, ...PRODUCT_TABLES],
+      definitions,
+      rows,
+      progress,
+    });
+    progress.stop();
+    return {
+      scale: options.scale,
+      seed,
+      rows,
+      milliseconds: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    progress.stop();
+    await abandonCatalogue(database, definitions).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function loadCatalogue(
+  database: DatabaseHandle,
+  frame: CatalogueFrame,
+  progress: Progress,
+): Promise<Record<string, number>> {
+  const rows: Record<string, number> = {};
+  const kind = chooseWriter(database, PRODUCT_TABLES.length);
+  progress.note(`loading with ${kind}`);
+
+  // The reference tables are small: one statement each on one connection.
+  const reference = await openTableWriter(
+    database,
+    kind === 'parallel copy' ? 'sequential copy' : kind,
+    REFERENCE_TABLES,
+  );
+  await writeAll(reference, async () => {
+    for (const table of REFERENCE_TABLES) {
+      const tableRows = frame.rows[table];
+      await reference.write(table, Buffer.from(tableRows.map(copyLine).join('')));
+      rows[table] = tableRows.length;
+    }
+  });
+
+  const generator = new CatalogueGenerator(frame);
+  const texts = Object.fromEntries(
+    PRODUCT_TABLES.map((table) => [table, new TableText()]),
+  ) as ProductSinks & Record<GeneratedTable, TableText>;
+  const writer = await openTableWriter(database, kind, PRODUCT_TABLES);
+  const total = generator.productCount;
+  progress.phase('products', total, 'products');
+  await writeAll(writer, async () => {
+    for (let first = 1; first <= total; first += CHUNK_PRODUCTS) {
+      const last = Math.min(total, first + CHUNK_PRODUCTS - 1);
+      for (let id = first; id <= last; id++) generator.generate(id, texts);
+      for (const table of PRODUCT_TABLES) await writer.write(table, texts[table].take());
+      progress.update(last);
+    }
+  });
+  progress.stop();
+  for (const table of PRODUCT_TABLES) rows[table] = texts[table].rows;
+  return rows;
+}
+
+/** Runs `work`, then commits the writer; on failure rolls it back and rethrows. */
+async function writeAll(writer: TableWriter, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    await writer.abort(error as Error);
+    throw error;
+  }
+  await writer.finish();
+}
+
+/**
+ * The demo partner of decisions section 2. The salt is derived from the seed so that the
+ * stored hash, like every other row, is the same on every run.
+ */
+async function insertDemoClient(database: DatabaseHandle, seed: number): Promise<void> {
+  const salt = createHash('sha256')
+    .update(`catalogue-seed:${seed}:${DEMO_CLIENT.id}`)
+    .digest()
+    .subarray(0, 16);
+  await database.db
+    .insertInto('api_clients')
+    .values({
+      id: DEMO_CLIENT.id,
+      name: 'Demo partner (sample data)',
+      secret_hash: await hashClientSecret(DEMO_CLIENT.secret, salt),
+      created_at: REFERENCE_TIMESTAMP,
+    })
+    .execute();
+  await database.db
+    .insertInto('api_client_refs')
+    .values({ ref: DEMO_CLIENT.ref, client_id: DEMO_CLIENT.id })
+    .execute();
+}
+
+/**
+ * After a failed load: empties the catalogue and puts the deferred indexes and keys back (on
+ * empty tables, instantly), so a failed seed leaves an empty but whole catalogue. Should this
+ * fail too, the journal stays and the next seed restores from it.
+ */
+async function abandonCatalogue(
+  database: DatabaseHandle,
+  definitions: readonly DeferredDefinition[],
+): Promise<void> {
+  await withClient(database.pool, async (client) => {
+    await client.query('begin');
+    await client.query(`truncate ${CATALOGUE_TABLES.join(', ')}`);
+    for (const item of definitions) {
+      for (const statement of restoreStatements(item)) await client.query(statement);
+    }
+    await closeJournal(client);
+    await client.query('commit');
+  });
+}

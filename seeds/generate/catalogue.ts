@@ -1,0 +1,74 @@
+/**
+ * Generates the catalogue product by product, handing each row to the sink of its table. Pure
+ * and streaming: nothing is kept between products but the next offer id, so the memory use
+ * does not grow with the scale.
+ */
+import { HISTORY_FIRST_DAY, TimestampTable } from '../calendar.ts';
+import type { CatalogueFrame } from '../frame.ts';
+import { productGtin } from '../gtin.ts';
+import { Random, STREAM } from '../random.ts';
+import type { LineSink } from '../load/copy-text.ts';
+import type { ProductTable } from '../tables.ts';
+import { priceHistoryLiteral } from './history.ts';
+import {
+  generateMarketOffers,
+  PRICE_PERIOD_DAYS,
+  UPDATE_WINDOW_MINUTES,
+  type OfferSinks,
+  type OfferState,
+} from './offers.ts';
+import { draftProduct, productLine } from './product.ts';
+import { propertyRows } from './properties.ts';
+
+export type ProductSinks = Record<ProductTable, LineSink>;
+
+export class CatalogueGenerator {
+  private readonly offerState: OfferState = { nextOfferId: 1 };
+  private readonly timestamps = new TimestampTable(UPDATE_WINDOW_MINUTES, PRICE_PERIOD_DAYS);
+  private readonly gtinOffset: number;
+
+  constructor(private readonly frame: CatalogueFrame) {
+    this.gtinOffset = new Random(frame.seed, STREAM.gtins, 0).int(0, 999_999_999);
+  }
+
+  get productCount(): number {
+    return this.frame.scale.products;
+  }
+
+  /** Products must be generated in id order, from 1: offer ids are handed out in sequence. */
+  generate(productId: number, sinks: ProductSinks): void {
+    const { frame } = this;
+    const draft = draftProduct(frame, productId);
+    sinks.products.add(productLine(draft));
+
+    const random = new Random(frame.seed, STREAM.gtins, productId);
+    const draw = random.next();
+    // Most products have one GTIN, some two (a regional variant), a few none at all.
+    const gtins = draw < 0.05 ? 0 : draw < 0.8 ? 1 : 2;
+    for (let index = 0; index < gtins; index++) {
+      sinks.gtins.add(
+        `${productGtin(productId, index, draft.brandIndex, this.gtinOffset)}\t${productId}\n`,
+      );
+    }
+
+    propertyRows(draft, frame.seed, sinks.product_properties);
+
+    const offerSinks: OfferSinks = {
+      offers: sinks.offers,
+      alternativePrices: sinks.offer_alternative_prices,
+    };
+    for (const market of draft.markets) {
+      const offers = generateMarketOffers(
+        draft,
+        market,
+        frame.seed,
+        frame.scale.offersPerMarket,
+        this.offerState,
+        this.timestamps,
+        offerSinks,
+      );
+      const prices = priceHistoryLiteral(productId, market, frame.seed, offers.currentLowestCents);
+      sinks.price_history.add(`${productId}\t${market.code}\t${HISTORY_FIRST_DAY}\t${prices}\n`);
+    }
+  }
+}

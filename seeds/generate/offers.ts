@@ -1,0 +1,188 @@
+/**
+ * A product's offers in one market: 1 to 15 shops with prices spread around the product's
+ * local price, about one in ten unavailable (out of stock or not purchasable), mostly new
+ * goods, some on sale or with a member price, a few with alternative prices.
+ */
+import type { ProductCondition, StockStatus } from '../../src/db/types.ts';
+import type { TimestampTable } from '../calendar.ts';
+import { formatCents, roundShopPrice } from '../economics.ts';
+import type { MarketFrame } from '../frame.ts';
+import { Random, STREAM, WeightedPicker } from '../random.ts';
+import { MAX_OFFERS_PER_MARKET } from '../scales.ts';
+import { NULL, type LineSink } from '../load/copy-text.ts';
+import type { ProductDraft } from './product.ts';
+
+const STOCK_STATUSES: readonly StockStatus[] = [
+  'IN_STOCK',
+  'LIMITED_STOCK',
+  'PREORDER',
+  'INCOMING',
+  'UNKNOWN',
+  'OUT_OF_STOCK',
+];
+// With 2.2 % of offers not purchasable, 8 % out of stock makes about 10 % unavailable.
+const STOCK_PICKER = new WeightedPicker([0.6, 0.12, 0.03, 0.05, 0.12, 0.08]);
+const PURCHASABLE = 0.978;
+
+const CONDITIONS: readonly ProductCondition[] = [
+  'CONDITION_NEW',
+  'CONDITION_USED',
+  'CONDITION_REFURBISHED',
+  'CONDITION_DEMO',
+];
+const CONDITION_PICKER = new WeightedPicker([0.9, 0.04, 0.04, 0.02]);
+/** Price range, relative to the new price, of each condition. */
+const CONDITION_DISCOUNT: readonly (readonly [number, number])[] = [
+  [1, 1],
+  [0.55, 0.8],
+  [0.7, 0.88],
+  [0.8, 0.92],
+];
+const CONDITION_LABEL = ['', ' (used)', ' (refurbished)', ' (demo unit)'];
+const TAGLINES = [' - free delivery', ' - EU model', ' - 2-year warranty', ' - in stock now'];
+
+/** updated_at lies within the three days before the reference date. */
+export const UPDATE_WINDOW_MINUTES = 3 * 24 * 60;
+/** Price periods start and end within this many days of the reference date. */
+export const PRICE_PERIOD_DAYS = 120;
+
+export interface OfferState {
+  nextOfferId: number;
+}
+
+export interface MarketOffers {
+  count: number;
+  /** Cheapest available offer in cents, or the cheapest of all when none is available. */
+  currentLowestCents: number;
+  anyAvailable: boolean;
+}
+
+export interface OfferSinks {
+  offers: LineSink;
+  alternativePrices: LineSink;
+}
+
+const NO_PRICE_PERIOD = `${NULL}\t${NULL}\t${NULL}`;
+
+/**
+ * How many offers: uniform-ish 1..15 whose mean matches the scale, skewed towards popular
+ * products: the two draws are averaged, so the mean stays put and the spread narrows.
+ */
+function offerCount(random: Random, obscurity: number, mean: number): number {
+  const exponent = (MAX_OFFERS_PER_MARKET - 1) / (mean - 0.5) - 1;
+  const draw = 0.5 * random.next() + 0.5 * (1 - obscurity);
+  return (
+    1 + Math.min(MAX_OFFERS_PER_MARKET - 1, Math.floor(MAX_OFFERS_PER_MARKET * draw ** exponent))
+  );
+}
+
+export function generateMarketOffers(
+  draft: ProductDraft,
+  market: MarketFrame,
+  seed: number,
+  meanOffers: number,
+  state: OfferState,
+  timestamps: TimestampTable,
+  sinks: OfferSinks,
+): MarketOffers {
+  const random = new Random(seed, STREAM.offers, draft.id, market.index);
+  const currency = market.currency;
+  const { freeShippingFrom, shippingFees } = market.economics;
+  const localCents =
+    draft.basePriceEur *
+    market.eurosToLocal *
+    market.economics.priceLevel *
+    100 *
+    random.between(0.95, 1.05);
+
+  const count = Math.min(offerCount(random, draft.obscurity, meanOffers), market.shopIds.length);
+  const shops: number[] = [];
+  while (shops.length < count) {
+    const shop = market.shopPicker.pick(random);
+    if (!shops.includes(shop)) shops.push(shop);
+  }
+
+  let lowestAvailable = Infinity;
+  let lowest = Infinity;
+  for (const shop of shops) {
+    const id = state.nextOfferId++;
+    const condition = CONDITION_PICKER.pick(random);
+    const [discountLow, discountHigh] = CONDITION_DISCOUNT[condition] as readonly [number, number];
+    // New offers bunch near the cheapest shops' price with a long tail of expensive ones.
+    const spread = 0.93 + 0.32 * random.next() ** 2;
+    const discount = random.between(discountLow, discountHigh);
+    const priceCents = roundShopPrice(localCents * spread * discount, currency, random.next());
+    const stock = STOCK_PICKER.pick(random);
+    const purchasable = random.chance(PURCHASABLE);
+    const available = purchasable && STOCK_STATUSES[stock] !== 'OUT_OF_STOCK';
+    if (available && priceCents < lowestAvailable) lowestAvailable = priceCents;
+    if (priceCents < lowest) lowest = priceCents;
+
+    let withShipping = NULL;
+    if (random.chance(0.8)) {
+      const fee = priceCents >= freeShippingFrom * 100 ? 0 : random.pick(shippingFees);
+      withShipping = formatCents(priceCents + Math.round(fee * 100));
+    }
+
+    // Price periods as "price\tstart\tend", or three nulls. Some offers are on sale: the
+    // current price is the sales price, and the original price before the sale is higher.
+    let sales = NO_PRICE_PERIOD;
+    let original = NO_PRICE_PERIOD;
+    let member = NO_PRICE_PERIOD;
+    const promotion = random.next();
+    if (promotion < 0.12) {
+      const saleStart = -random.int(1, 21);
+      const saleEnd = random.int(3, 30);
+      sales = `${formatCents(priceCents)}\t${timestamps.midnight(saleStart)}\t${timestamps.midnight(saleEnd)}`;
+      const originalCents = Math.round(priceCents * random.between(1.1, 1.45));
+      const originalStart = saleStart - random.int(20, 90);
+      original = `${formatCents(originalCents)}\t${timestamps.midnight(originalStart)}\t${timestamps.midnight(saleStart)}`;
+    } else if (promotion < 0.16) {
+      // A "was" price without a stated period.
+      const originalCents = Math.round(priceCents * random.between(1.05, 1.3));
+      original = `${formatCents(originalCents)}\t${NULL}\t${NULL}`;
+    }
+    if (random.chance(0.07)) {
+      const memberCents = formatCents(Math.round(priceCents * random.between(0.88, 0.97)));
+      member = random.chance(0.7)
+        ? `${memberCents}\t${timestamps.midnight(-random.int(0, 30))}\t${timestamps.midnight(random.int(7, 60))}`
+        : `${memberCents}\t${NULL}\t${NULL}`;
+    }
+
+    const tagline = random.next();
+    const offerName =
+      condition !== 0
+        ? `${draft.name}${CONDITION_LABEL[condition]}`
+        : tagline < 0.65
+          ? draft.name
+          : tagline < 0.8
+            ? draft.shortName
+            : tagline < 0.9
+              ? `${draft.brandName.toUpperCase()}${draft.name.slice(draft.brandName.length)}`
+              : `${draft.name}${random.pick(TAGLINES)}`;
+    const url = `${market.shopUrls[shop]}/p/${draft.id}`;
+    const updatedAt = timestamps.minutesAgo(random.int(1, UPDATE_WINDOW_MINUTES));
+    const price = formatCents(priceCents);
+
+    // Columns in TABLE_COLUMNS.offers order.
+    sinks.offers.add(
+      `${id}\t${draft.id}\t${market.shopIds[shop]}\t${market.code}\t${currency}\t${offerName}\t${url}\t${CONDITIONS[condition]}\t${STOCK_STATUSES[stock]}\t${purchasable ? 't' : 'f'}\t${price}\t${withShipping}\t${member}\t${sales}\t${original}\t${updatedAt}\n`,
+    );
+
+    // Bundles or payment plans at another price, each with its own link.
+    if (random.chance(0.03)) {
+      const alternatives = random.int(1, 2);
+      for (let position = 0; position < alternatives; position++) {
+        const altCents = Math.round(priceCents * random.between(1.02, 1.2));
+        sinks.alternativePrices.add(
+          `${id}\t${position}\t${formatCents(altCents)}\t${url}?variant=${position + 2}\n`,
+        );
+      }
+    }
+  }
+  return {
+    count,
+    currentLowestCents: lowestAvailable === Infinity ? lowest : lowestAvailable,
+    anyAvailable: lowestAvailable !== Infinity,
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * A product's identity: brand, name, traits, popularity, base price and the markets that sell
+ * it, drawn from the product's own random stream. Everything else about the product (offers,
+ * properties, history) derives from this draft.
+ */
+import type { CatalogueFrame, LeafFrame, MarketFrame } from '../frame.ts';
+import { Random, STREAM } from '../random.ts';
+import { NULL } from '../load/copy-text.ts';
+import { IMAGE_CDN } from '../vocabulary/index.ts';
+import { expandPattern, tidyName } from './names.ts';
+
+export interface ProductDraft {
+  id: number;
+  leaf: LeafFrame;
+  brandName: string;
+  brandId: number;
+  /** Position of the brand in the vocabulary's list (keys its GTIN prefix). */
+  brandIndex: number;
+  name: string;
+  /** Brand and model without the traits: how some shops title their offers. */
+  shortName: string;
+  traits: ReadonlyMap<string, number | string>;
+  rank: number;
+  popularity: number;
+  /** 0 for the most popular product of its category, towards 1 for the least. */
+  obscurity: number;
+  basePriceEur: number;
+  markets: readonly MarketFrame[];
+  description: string;
+  hasImage: boolean;
+}
+
+/** Strictly decreasing in rank (so rank 1..n is the popularity order), heavy at the top. */
+function popularityOf(rank: number, size: number, weight: number): number {
+  return Math.round((weight * 2000) / rank ** 0.8) + (size - rank);
+}
+
+export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
+  const random = new Random(frame.seed, STREAM.product, id);
+  const leaf = frame.leaves[frame.productLeaf[id - 1] as number] as LeafFrame;
+  const spec = leaf.spec;
+  const rank = frame.productRank[id - 1] as number;
+
+  const brandIndex = random.int(0, leaf.brandNames.length - 1);
+  const brandName = leaf.brandNames[brandIndex] as string;
+  const model = expandPattern(random.pick(spec.lines[brandName] ?? []), random);
+
+  let priceFactor = 1;
+  const traits = new Map<string, number | string>();
+  const labels: string[] = [];
+  for (const trait of spec.traits) {
+    const position = random.int(0, trait.values.length - 1);
+    const value = trait.values[position] as number | string;
+    traits.set(trait.key, value);
+    if (trait.label) labels.push(trait.label(value));
+    priceFactor *= 1 + (trait.priceStep ?? 0) * position;
+  }
+  const shortName = tidyName(`${brandName} ${model}`);
+  const name = labels.length ? `${shortName} ${labels.join(' ')}` : shortName;
+
+  // Log-uniform: as many products between 100 and 200 euros as between 1000 and 2000.
+  const [low, high] = spec.priceEur;
+  const basePriceEur = low * (high / low) ** random.next() * priceFactor;
+
+  const markets = frame.markets.filter((market) => random.chance(market.economics.share));
+  // Every product is sold somewhere: the most common market takes the rare leftovers.
+  if (markets.length === 0) markets.push(frame.markets[0] as MarketFrame);
+
+  const blurb = random.pick(spec.blurbs);
+  const description = blurb.replace('{name}', name).replace('{brand}', brandName);
+  // Some products still wait for their pictures.
+  const hasImage = random.chance(0.92);
+
+  return {
+    id,
+    leaf,
+    brandName,
+    brandId: leaf.brandIds[brandIndex] as number,
+    brandIndex: (leaf.brandIds[brandIndex] as number) - 1,
+    name,
+    shortName,
+    traits,
+    rank,
+    popularity: popularityOf(rank, leaf.size, spec.weight),
+    obscurity: leaf.size > 1 ? (rank - 1) / (leaf.size - 1) : 0,
+    basePriceEur,
+    markets,
+    description,
+    hasImage,
+  };
+}
+
+export function productLine(draft: ProductDraft): string {
+  const small = draft.hasImage ? `${IMAGE_CDN}/products/${draft.id}/small.jpg` : NULL;
+  const large = draft.hasImage ? `${IMAGE_CDN}/products/${draft.id}/large.jpg` : NULL;
+  // Columns in TABLE_COLUMNS.products order.
+  return `${draft.id}\t${draft.name}\t${draft.brandId}\t${draft.leaf.categoryId}\t${draft.rank}\t${draft.popularity}\t${draft.description}\t${small}\t${large}\n`;
+}

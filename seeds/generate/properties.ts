@@ -1,0 +1,109 @@
+/**
+ * A product's property tree from its category's templates: groups ('category' nodes without a
+ * value) holding boolean, string and number leaves, some of them nested one level further.
+ * Node ids number the tree depth first from 1, so a parent's id is below its children's.
+ */
+import { Random, STREAM } from '../random.ts';
+import { NULL, type LineSink } from '../load/copy-text.ts';
+import {
+  IMAGE_CDN,
+  isGroup,
+  type PropertyLeafSpec,
+  type PropertySpec,
+} from '../vocabulary/index.ts';
+import type { ProductDraft } from './product.ts';
+
+/** A node that made it into this product's tree, with its value when it is a leaf. */
+interface ChosenNode {
+  spec: PropertySpec;
+  value?: number | string | boolean;
+  children: ChosenNode[];
+}
+
+const iconUrls = new Map<string, string>();
+function iconUrl(key: string | undefined): string {
+  if (key === undefined) return NULL;
+  let url = iconUrls.get(key);
+  if (url === undefined) {
+    url = `${IMAGE_CDN}/icons/${key}.svg`;
+    iconUrls.set(key, url);
+  }
+  return url;
+}
+
+function decimalsOf(step: number): number {
+  const text = String(step);
+  const dot = text.indexOf('.');
+  return dot < 0 ? 0 : text.length - dot - 1;
+}
+
+function leafValue(
+  spec: PropertyLeafSpec,
+  draft: ProductDraft,
+  random: Random,
+): number | string | boolean {
+  const source = spec.value;
+  if ('trait' in source) {
+    const value = draft.traits.get(source.trait);
+    if (value === undefined) throw new Error(`vocabulary: no trait "${source.trait}"`);
+    return value;
+  }
+  if ('oneOf' in source) return random.pick(source.oneOf);
+  if ('probability' in source) return random.chance(source.probability);
+  if ('brand' in source) return draft.brandName;
+  const [min, max, step] = source.range;
+  const steps = Math.floor((max - min) / step + 1e-9);
+  // Rounded to the step's decimals: 0.1 steps would otherwise give 1.2000000000000002.
+  return Number((min + step * random.int(0, steps)).toFixed(decimalsOf(step)));
+}
+
+function choose(spec: PropertySpec, draft: ProductDraft, random: Random): ChosenNode | null {
+  if (spec.presence !== undefined && !random.chance(spec.presence)) return null;
+  if (!isGroup(spec)) {
+    const value = leafValue(spec, draft, random);
+    if (typeof value !== spec.type) {
+      throw new Error(`vocabulary: "${spec.name}" is a ${spec.type} but got ${typeof value}`);
+    }
+    return { spec, value, children: [] };
+  }
+  const children: ChosenNode[] = [];
+  for (const child of spec.children) {
+    const chosen = choose(child, draft, random);
+    if (chosen) children.push(chosen);
+  }
+  // A group with nothing left in it is not shown at all.
+  return children.length ? { spec, children } : null;
+}
+
+export function propertyRows(draft: ProductDraft, seed: number, sink: LineSink): number {
+  const random = new Random(seed, STREAM.properties, draft.id);
+  const roots: ChosenNode[] = [];
+  for (const group of draft.leaf.spec.properties) {
+    const chosen = choose(group, draft, random);
+    if (chosen) roots.push(chosen);
+  }
+  let nextId = 1;
+  const write = (node: ChosenNode, parentId: number | null, position: number) => {
+    const id = nextId++;
+    const spec = node.spec;
+    const parent = parentId === null ? NULL : parentId;
+    // Columns in TABLE_COLUMNS.product_properties order.
+    if (isGroup(spec)) {
+      sink.add(
+        `${draft.id}\t${id}\t${parent}\t${position}\tcategory\t${spec.group}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${iconUrl(spec.icon)}\tf\t${NULL}\n`,
+      );
+    } else {
+      const value = node.value;
+      const asBoolean = typeof value === 'boolean' ? (value ? 't' : 'f') : NULL;
+      const asString = typeof value === 'string' ? value : NULL;
+      const asNumber = typeof value === 'number' ? value : NULL;
+      const core = spec.core === undefined ? `f\t${NULL}` : `t\t${spec.core}`;
+      sink.add(
+        `${draft.id}\t${id}\t${parent}\t${position}\t${spec.type}\t${spec.name}\t${asBoolean}\t${asString}\t${asNumber}\t${spec.unit ?? NULL}\t${iconUrl(spec.icon)}\t${core}\n`,
+      );
+    }
+    node.children.forEach((child, index) => write(child, id, index));
+  };
+  roots.forEach((root, index) => write(root, null, index));
+  return nextId - 1;
+}
