@@ -43,6 +43,15 @@ async function schemaObjects(database: TestDatabase): Promise<string[]> {
   return rows.map((row) => row.item);
 }
 
+/** A result row's columns as numbers: counts and averages arrive as strings from a server. */
+function numbers<Row extends Record<string, unknown>>(
+  row: Row | undefined,
+): { [Column in keyof Row]: number } {
+  return Object.fromEntries(
+    Object.entries(row ?? {}).map(([column, value]) => [column, Number(value)]),
+  ) as { [Column in keyof Row]: number };
+}
+
 async function count(database: TestDatabase, query: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`${sql.raw(query)}`.execute(database.db);
   return Number(rows[0]?.n ?? 0);
@@ -195,7 +204,17 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
   });
 
   it('prices offers plausibly: mostly new, with shipping, sales and alternative prices', async () => {
-    const { rows } = await sql<Record<string, number>>`
+    const { rows } = await sql<{
+      new_share: number;
+      shipping_below_price: number;
+      without_shipping: number;
+      on_sale: number;
+      member_prices: number;
+      with_original: number;
+      stale: number;
+      conditions: number;
+      statuses: number;
+    }>`
       select avg((condition = 'CONDITION_NEW')::int) as new_share,
              count(*) filter (where price_including_shipping < price) as shipping_below_price,
              count(*) filter (where price_including_shipping is null) as without_shipping,
@@ -207,10 +226,10 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
              count(distinct condition) as conditions,
              count(distinct stock_status) as statuses
         from offers`.execute(database.db);
-    const facts = Object.fromEntries(Object.entries(rows[0] ?? {}).map(([k, v]) => [k, Number(v)]));
+    const facts = numbers(rows[0]);
     expect(facts.new_share).toBeGreaterThan(0.85);
     expect(facts).toMatchObject({ shipping_below_price: 0, stale: 0, conditions: 4, statuses: 6 });
-    for (const fact of ['without_shipping', 'on_sale', 'member_prices', 'with_original']) {
+    for (const fact of ['without_shipping', 'on_sale', 'member_prices', 'with_original'] as const) {
       expect(facts[fact], fact).toBeGreaterThan(0);
     }
     expect(report.rows.offer_alternative_prices).toBeGreaterThan(0);
@@ -266,7 +285,12 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
   });
 
   it('writes 90 days of history ending at the current lowest price', async () => {
-    const { rows } = await sql<Record<string, number>>`
+    const { rows } = await sql<{
+      wrong_start: number;
+      wrong_length: number;
+      wrong_tail: number;
+      no_offers: number;
+    }>`
       select count(*) filter (where first_day <> ${SEED_REFERENCE_DATE}::date - 90) as wrong_start,
              count(*) filter (where cardinality(daily_lowest_prices) <> 90) as wrong_length,
              count(*) filter (where daily_lowest_prices[90] <> current.lowest) as wrong_tail,
@@ -275,25 +299,31 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
         left join lateral (select min(price) as lowest from available_offers o
                             where o.product_id = h.product_id and o.market = h.market) current
           on true`.execute(database.db);
-    const facts = Object.fromEntries(Object.entries(rows[0] ?? {}).map(([k, v]) => [k, Number(v)]));
+    const facts = numbers(rows[0]);
     expect(facts).toMatchObject({ wrong_start: 0, wrong_length: 0 });
     // Where no offer is available, the tail is the cheapest unavailable one: not comparable.
     expect(facts.wrong_tail).toBe(0);
   });
 
   it('lets refreshProductMarketSummaries find strong positive, negative and flat trends', async () => {
-    const { rows } = await sql<Record<string, number>>`
+    const { rows } = await sql<{
+      falling_prices: number;
+      rising_prices: number;
+      flat: number;
+      summaries: number;
+      wrong_day: number;
+    }>`
       select count(*) filter (where price_trend_percentage >= 10) as falling_prices,
              count(*) filter (where price_trend_percentage <= -3) as rising_prices,
              count(*) filter (where abs(price_trend_percentage) < 3) as flat,
              count(*) as summaries,
              count(*) filter (where as_of <> ${SEED_REFERENCE_DATE}::date) as wrong_day
         from product_market_summaries`.execute(database.db);
-    const facts = Object.fromEntries(Object.entries(rows[0] ?? {}).map(([k, v]) => [k, Number(v)]));
-    expect(facts.wrong_day).toBe(0);
-    expect(facts.falling_prices / facts.summaries).toBeGreaterThan(0.05);
-    expect(facts.rising_prices / facts.summaries).toBeGreaterThan(0.02);
-    expect(facts.flat / facts.summaries).toBeGreaterThan(0.5);
+    const { falling_prices, rising_prices, flat, summaries, wrong_day } = numbers(rows[0]);
+    expect(wrong_day).toBe(0);
+    expect(falling_prices / summaries).toBeGreaterThan(0.05);
+    expect(rising_prices / summaries).toBeGreaterThan(0.02);
+    expect(flat / summaries).toBeGreaterThan(0.5);
   });
 
   it('creates the demo partner with a verifiable secret and its ref', async () => {
