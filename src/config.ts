@@ -108,6 +108,11 @@ export function redactUrl(value: string): string {
   return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
 }
 
+/** A directory, made absolute; PGlite's in-memory `memory://` passes through as it is. */
+function embeddedDataDir(value: string): string {
+  return value.startsWith('memory://') ? value : path.resolve(value);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const production = read.raw('NODE_ENV') === 'production';
@@ -130,7 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: read.integer('PORT', 4000, 0, 65535),
     host: read.string('HOST', '0.0.0.0'),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    embeddedDataDir: path.resolve(read.string('EMBEDDED_DATA_DIR', 'data/pglite')),
+    embeddedDataDir: embeddedDataDir(read.string('EMBEDDED_DATA_DIR', 'data/pglite')),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
     seedOnEmpty: read.boolean('SEED_ON_EMPTY', true),
     seedScale: read.oneOf('SEED_SCALE', SEED_SCALES, 'sample'),

@@ -64,7 +64,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 
   if (options.url !== undefined) {
     kind = 'postgres';
-    pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      // A host that drops packets must fail start-up and readiness, not hang them.
+      connectionTimeoutMillis: 10_000,
+    });
   } else {
     kind = 'embedded';
     const pglite =

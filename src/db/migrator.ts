@@ -25,7 +25,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const { error, results = [] } = await createMigrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName;
-    throw new MigrationError(`migration ${failed ?? '(unknown)'} failed`, results, {
+    const message = failed ? `migration ${failed} failed` : 'migrating the database failed';
+    throw new MigrationError(message, results, {
       cause: error,
     });
   }

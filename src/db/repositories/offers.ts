@@ -18,7 +18,6 @@ export type { ProductMarketKey };
 
 export type OfferRow = Selectable<OffersTable>;
 
-
 export const OFFER_ORDERS = {
   PRICE: sql`o.price, o.id`,
   PRICE_INCLUDING_SHIPPING: sql`coalesce(o.price_including_shipping, o.price), o.id`,
