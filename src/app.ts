@@ -11,6 +11,7 @@ import { createRequestContext, type RequestContext } from './context.ts';
 import { createMarketDirectory } from './db/repositories/markets.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { pendingMigrations } from './db/migrator.ts';
+import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { schema } from './graph/schema.ts';
 import type { Logger } from './logger.ts';
 
@@ -32,6 +33,7 @@ export function createApp({ config, database, logger }: AppDependencies) {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    graphiql: GRAPHIQL_OPTIONS,
     maskedErrors: { maskError },
     logging: logger.child({ component: 'graphql' }),
     context: (): RequestContext => createRequestContext(database.db, markets),

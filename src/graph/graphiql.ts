@@ -1,0 +1,276 @@
+/**
+ * What a developer sees on opening /graphql in a browser: one tab per example operation, and
+ * a new tab starts with all of them in one document (GraphiQL's run button picks one). Every
+ * variable has a default in the document, so each example runs as it stands on the sample
+ * catalogue; the tabs show those defaults as editable variables.
+ */
+import { Kind, parse, valueFromASTUntyped, type OperationDefinitionNode } from 'graphql';
+import type { GraphiQLOptions } from 'graphql-yoga';
+
+export const PRODUCT_PAGE = /* GraphQL */ `
+  # A product page: one product in one market with its offers, prices and specification.
+  # With a ref, every offer URL carries it.
+  query ProductPage($market: Market! = SE, $id: Int! = 1, $ref: String) {
+    product(market: $market, id: $id, ref: $ref) {
+      productId
+      name
+      productPage
+      images {
+        small
+        large
+      }
+      brand {
+        name
+      }
+      category {
+        name
+        slug
+        ancestors {
+          name
+          slug
+        }
+      }
+      gtins
+      offerSummary {
+        offerCount
+        bestStockStatus
+        lowestNewPrice {
+          value
+          currency
+        }
+        lowestAlternativePrice {
+          value
+          currency
+        }
+      }
+      priceTrend {
+        percentage
+        currentPrice {
+          value
+          currency
+        }
+        averagePrice90Days {
+          value
+          currency
+        }
+      }
+      coreProperties {
+        name
+        value
+        unit
+      }
+      offers(first: 10) {
+        totalCount
+        edges {
+          node {
+            offerName
+            url
+            stockStatus
+            productCondition
+            price {
+              value
+              includingShipping
+              currency
+            }
+            shop {
+              name
+              url
+            }
+          }
+        }
+      }
+    }
+  }
+`;
+
+/* The catalogue has no free-text argument on products yet: this "search" narrows by category
+   and orders by price, which is what a search result page does after its text match. */
+export const SEARCH = /* GraphQL */ `
+  # Search: products of a market in a category (slug or id), cheapest first, a page at a time
+  # (pass pageInfo.endCursor as $after for the next page).
+  query Search(
+    $market: Market! = SE
+    $category: String = "electronics"
+    $first: Int = 10
+    $after: String
+  ) {
+    products(market: $market, category: $category, orderBy: PRICE, first: $first, after: $after) {
+      totalCount
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
+      edges {
+        node {
+          productId
+          name
+          brand {
+            name
+          }
+          category {
+            name
+          }
+          lowestPrice {
+            price {
+              value
+              currency
+            }
+            shop {
+              name
+            }
+          }
+        }
+      }
+    }
+  }
+`;
+
+export const DEALS = /* GraphQL */ `
+  # Deals: the products furthest below their 90-day average price.
+  query Deals($market: Market! = SE, $atLeastPercent: Float = 5, $first: Int = 10) {
+    products(
+      market: $market
+      orderBy: PRICE_TREND
+      priceTrend: { gte: $atLeastPercent }
+      first: $first
+    ) {
+      totalCount
+      edges {
+        node {
+          productId
+          name
+          priceTrend {
+            percentage
+            currentPrice {
+              value
+              currency
+            }
+            averagePrice90Days {
+              value
+              currency
+            }
+          }
+          lowestPrice {
+            url
+            shop {
+              name
+            }
+          }
+        }
+      }
+    }
+  }
+`;
+
+export const CATEGORY_BROWSE = /* GraphQL */ `
+  # Category browse: a category with its place in the tree, its sub-categories and its most
+  # popular products.
+  query CategoryBrowse($market: Market! = SE, $slug: String! = "electronics") {
+    category(market: $market, slug: $slug) {
+      name
+      url
+      productsTotal
+      lowestPrice {
+        value
+        currency
+      }
+      ancestors {
+        name
+        slug
+      }
+      children {
+        name
+        slug
+        productsTotal
+        lowestPrice {
+          value
+          currency
+        }
+      }
+      products(first: 10) {
+        totalCount
+        edges {
+          node {
+            productId
+            name
+            offerSummary {
+              offerCount
+              lowestNewPrice {
+                value
+                currency
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+`;
+
+export const CROSS_MARKET = /* GraphQL */ `
+  # Cross-market comparison: one product's lowest price, offer count and trend in every market
+  # that sells it, each in its own currency.
+  query CrossMarketComparison($id: Int! = 1) {
+    product(market: SE, id: $id) {
+      name
+      marketPrices {
+        market
+        offerCount
+        lowestPrice {
+          value
+          currency
+        }
+        priceTrend {
+          percentage
+        }
+      }
+    }
+  }
+`;
+
+export interface ExampleOperation {
+  name: string;
+  /** The operation with its leading comment, as a tab shows it. */
+  document: string;
+  /** The operation's variables at their defaults. */
+  variables: Record<string, unknown>;
+}
+
+function exampleOf(document: string): ExampleOperation {
+  const operation = parse(document).definitions.find(
+    (definition): definition is OperationDefinitionNode =>
+      definition.kind === Kind.OPERATION_DEFINITION,
+  );
+  if (!operation?.name) throw new Error(`an example must be a named operation:\n${document}`);
+  const variables = Object.fromEntries(
+    (operation.variableDefinitions ?? []).map((variable) => [
+      variable.variable.name.value,
+      variable.defaultValue ? valueFromASTUntyped(variable.defaultValue) : null,
+    ]),
+  );
+  return { name: operation.name.value, document: document.trim(), variables };
+}
+
+export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
+  PRODUCT_PAGE,
+  SEARCH,
+  DEALS,
+  CATEGORY_BROWSE,
+  CROSS_MARKET,
+].map(exampleOf);
+
+const EXAMPLES_DOCUMENT = [
+  '# The catalogue graph. Every price is in the market a root field is asked for.',
+  '# Pick an operation with the run button; the Docs panel describes every field.',
+  '',
+  ...EXAMPLE_OPERATIONS.map((example) => `${example.document}\n`),
+].join('\n');
+
+export const GRAPHIQL_OPTIONS = {
+  title: 'Catalogue graph',
+  defaultQuery: EXAMPLES_DOCUMENT,
+  defaultTabs: EXAMPLE_OPERATIONS.map((example) => ({
+    query: example.document,
+    variables: JSON.stringify(example.variables, null, 2),
+  })),
+} satisfies GraphiQLOptions;

@@ -1,0 +1,87 @@
+/**
+ * One seeded catalogue per test file: a fresh database (PGlite, or a server database under
+ * TEST_DATABASE_URL) filled once by the seed generator, and the app built on it. Requests go
+ * through `app.fetch` like a client's; `statements` holds the SQL of the last request only.
+ */
+import type { GraphQLFormattedError } from 'graphql';
+import { pino } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
+import { createApp, type App } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { DEFAULT_SEED, seedCatalogue } from '../../seeds/index.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+
+/** A small catalogue: big enough for several pages of every list, quick to seed. */
+export const SEEDED_PRODUCTS = 300;
+
+export interface GraphQLBody<Data = any> {
+  data?: Data | null;
+  errors?: GraphQLFormattedError[];
+}
+
+export interface SeededCatalogue {
+  readonly database: TestDatabase;
+  readonly app: App;
+  /** The SQL statements of the last request (reset before each). */
+  readonly statements: string[];
+  /** POSTs an operation to /graphql and answers the JSON body. */
+  graphql<Data = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<GraphQLBody<Data>>;
+  /** POSTs an operation to /graphql and answers the response itself (status, headers). */
+  post(body: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+/** Registers the file's beforeAll (seed, build) and afterAll (dispose); call at top level. */
+export function useSeededCatalogue(): SeededCatalogue {
+  let database: TestDatabase | undefined;
+  let app: App | undefined;
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the seeded catalogue is used outside a test');
+    return value;
+  };
+
+  const post = async (body: unknown, headers: Record<string, string> = {}) => {
+    ready(database).statements.length = 0;
+    return ready(app).fetch(
+      new Request('http://test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }),
+    );
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await seedCatalogue(database, {
+      scale: 'sample',
+      seed: DEFAULT_SEED,
+      products: SEEDED_PRODUCTS,
+      progress: false,
+    });
+    app = createApp({ config: loadConfig({}), database, logger: pino({ level: 'silent' }) });
+    // The market directory is read once per process: read it now, so that no request under
+    // test pays (and counts) that statement.
+    await post({ query: '{ markets { code } }' });
+  });
+  afterAll(() => database?.dispose());
+
+  return {
+    get database() {
+      return ready(database);
+    },
+    get app() {
+      return ready(app);
+    },
+    get statements() {
+      return ready(database).statements;
+    },
+    post,
+    async graphql(query, variables) {
+      const response = await post({ query, variables });
+      return (await response.json()) as GraphQLBody;
+    },
+  };
+}
