@@ -1,0 +1,56 @@
+/**
+ * The REST layer's HTTP vocabulary: JSON responses and the one error body of this API family
+ * (decisions section 3): {"error": {"code": "http.<status>", "message", "details", "request_id"}}.
+ */
+import type { ErrorDetail } from '../errors.ts';
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export function jsonResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
+  });
+}
+
+export interface RestErrorBody {
+  error: {
+    code: `http.${number}`;
+    message: string;
+    details?: ErrorDetail[];
+    request_id: string;
+  };
+}
+
+export function errorBody(
+  status: number,
+  message: string,
+  requestId: string,
+  details: ErrorDetail[] = [],
+): RestErrorBody {
+  return {
+    error: {
+      code: `http.${status}`,
+      message,
+      ...(details.length > 0 ? { details } : {}),
+      request_id: requestId,
+    },
+  };
+}
+
+export function errorResponse(
+  status: number,
+  message: string,
+  requestId: string,
+  options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+): Response {
+  return jsonResponse(
+    status,
+    errorBody(status, message, requestId, options.details),
+    options.headers,
+  );
+}
