@@ -99,6 +99,7 @@ export async function seedCatalogue(
       tables: [...REFERENCE_TABLES, ...PRODUCT_TABLES],
       definitions,
       rows,
+      products,
       progress,
     });
     progress.stop();

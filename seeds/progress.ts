@@ -10,10 +10,12 @@ export interface Progress {
   update(done: number): void;
   /** A one-off message between phases. */
   note(message: string): void;
+  /** A detail for the record (a slow step's duration): shown as a line, never over a bar. */
+  detail(message: string): void;
   stop(): void;
 }
 
-const SILENT: Progress = { phase() {}, update() {}, note() {}, stop() {} };
+const SILENT: Progress = { phase() {}, update() {}, note() {}, detail() {}, stop() {} };
 
 const LINE_INTERVAL_MS = 5_000;
 
@@ -52,6 +54,8 @@ class BarProgress implements Progress {
     this.stop();
     this.stream.write(`seed ${message}\n`);
   }
+
+  detail(): void {}
 
   stop(): void {
     if (!this.running) return;
@@ -93,6 +97,10 @@ class LineProgress implements Progress {
 
   note(message: string): void {
     this.write(message);
+  }
+
+  detail(message: string): void {
+    this.write(`  ${message}`);
   }
 
   stop(): void {

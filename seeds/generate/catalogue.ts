@@ -12,6 +12,7 @@ import type { ProductTable } from '../tables.ts';
 import { priceHistoryLiteral } from './history.ts';
 import {
   generateMarketOffers,
+  offerCountExponent,
   PRICE_PERIOD_DAYS,
   UPDATE_WINDOW_MINUTES,
   type OfferSinks,
@@ -26,9 +27,11 @@ export class CatalogueGenerator {
   private readonly offerState: OfferState = { nextOfferId: 1 };
   private readonly timestamps = new TimestampTable(UPDATE_WINDOW_MINUTES, PRICE_PERIOD_DAYS);
   private readonly gtinOffset: number;
+  private readonly offerCountExponent: number;
 
   constructor(private readonly frame: CatalogueFrame) {
     this.gtinOffset = new Random(frame.seed, STREAM.gtins, 0).int(0, 999_999_999);
+    this.offerCountExponent = offerCountExponent(frame.scale.offersPerMarket);
   }
 
   get productCount(): number {
@@ -62,7 +65,7 @@ export class CatalogueGenerator {
         draft,
         market,
         frame.seed,
-        frame.scale.offersPerMarket,
+        this.offerCountExponent,
         this.offerState,
         this.timestamps,
         offerSinks,

@@ -65,22 +65,55 @@ export interface OfferSinks {
 const NO_PRICE_PERIOD = `${NULL}\t${NULL}\t${NULL}`;
 
 /**
- * How many offers: uniform-ish 1..15 whose mean matches the scale, skewed towards popular
- * products: the two draws are averaged, so the mean stays put and the spread narrows.
+ * How many offers: 1 + ⌊15 · draw^k⌋ (at most 15), skewed towards popular products: the draw
+ * averages a uniform number with the product's popularity, which keeps its mean and narrows its
+ * spread. The exponent k is solved for so that the mean is the scale's (6 or 8).
  */
-function offerCount(random: Random, obscurity: number, mean: number): number {
-  const exponent = (MAX_OFFERS_PER_MARKET - 1) / (mean - 0.5) - 1;
+function offerCount(random: Random, obscurity: number, exponent: number): number {
   const draw = 0.5 * random.next() + 0.5 * (1 - obscurity);
   return (
     1 + Math.min(MAX_OFFERS_PER_MARKET - 1, Math.floor(MAX_OFFERS_PER_MARKET * draw ** exponent))
   );
 }
 
+const exponents = new Map<number, number>();
+
+/** The exponent whose expected offer count is `mean`, by bisection over a grid of draws. */
+export function offerCountExponent(mean: number): number {
+  const known = exponents.get(mean);
+  if (known !== undefined) return known;
+  const steps = 200;
+  const expected = (exponent: number) => {
+    let sum = 0;
+    for (let i = 0; i < steps; i++) {
+      for (let j = 0; j < steps; j++) {
+        const draw = 0.5 * ((i + 0.5) / steps) + 0.5 * ((j + 0.5) / steps);
+        sum += Math.min(
+          MAX_OFFERS_PER_MARKET - 1,
+          Math.floor(MAX_OFFERS_PER_MARKET * draw ** exponent),
+        );
+      }
+    }
+    return 1 + sum / (steps * steps);
+  };
+  let low = 0.05;
+  let high = 20;
+  for (let round = 0; round < 40; round++) {
+    const middle = (low + high) / 2;
+    // A larger exponent pushes draws towards 0: fewer offers.
+    if (expected(middle) > mean) low = middle;
+    else high = middle;
+  }
+  const exponent = (low + high) / 2;
+  exponents.set(mean, exponent);
+  return exponent;
+}
+
 export function generateMarketOffers(
   draft: ProductDraft,
   market: MarketFrame,
   seed: number,
-  meanOffers: number,
+  countExponent: number,
   state: OfferState,
   timestamps: TimestampTable,
   sinks: OfferSinks,
@@ -95,7 +128,7 @@ export function generateMarketOffers(
     100 *
     random.between(0.95, 1.05);
 
-  const count = Math.min(offerCount(random, draft.obscurity, meanOffers), market.shopIds.length);
+  const count = Math.min(offerCount(random, draft.obscurity, countExponent), market.shopIds.length);
   const shops: number[] = [];
   while (shops.length < count) {
     const shop = market.shopPicker.pick(random);

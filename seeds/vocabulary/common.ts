@@ -17,14 +17,14 @@ export function generalGroup(...extra: PropertySpec[]): PropertyGroupSpec {
     icon: 'info',
     children: [
       { name: 'Brand', type: 'string', value: { brand: true } },
-      { name: 'Release year', type: 'number', value: { range: [2019, 2026, 1] }, presence: 0.8 },
+      { name: 'Release year', type: 'number', value: { range: [2019, 2026, 1] }, presence: 0.6 },
       ...extra,
       {
         name: 'Warranty',
         type: 'number',
         unit: 'years',
         value: { oneOf: [1, 2, 2, 2, 3, 5] },
-        presence: 0.6,
+        presence: 0.4,
       },
     ],
   };
@@ -38,7 +38,7 @@ export function dimensionsGroup(
   return {
     group: 'Dimensions',
     icon: 'ruler',
-    presence: 0.85,
+    presence: 0.6,
     children: [
       {
         name: 'Weight',

@@ -98,11 +98,11 @@ export const LEISURE: RootCategorySpec = {
               'Catan {|Seafarers|Junior}',
             ],
             Kosmos: [
-              'Exit: {The Abandoned Cabin|The Pharaoh’s Tomb|The Sunken Treasure}',
+              "Exit: {The Abandoned Cabin|The Pharaoh's Tomb|The Sunken Treasure}",
               'Lost Cities {|Roll & Write}',
             ],
             Ravensburger: ['Labyrinth {|Junior}', 'Scotland Yard', 'Alea Iacta Est'],
-            'Days of Wonder': ['Small World {|Underground}', 'Memoir ’44'],
+            'Days of Wonder': ['Small World {|Underground}', "Memoir '44"],
             Alga: ['Alfapet {|Junior}', 'Yatzy {Classic|Travel}'],
           },
           traits: [],
