@@ -29,6 +29,10 @@ export interface Config {
   siteUrls: Partial<Record<MarketCode, string>>;
   tokenSecret: string;
   tokenTtlSeconds: number;
+  /** Requests per minute for a caller without a valid token, per client IP; 0 = unlimited. */
+  rateLimitAnonymousPerMinute: number;
+  /** Requests per minute for a caller with a valid token, per client id; 0 = unlimited. */
+  rateLimitClientPerMinute: number;
   logLevel: LogLevel;
   production: boolean;
 }
@@ -142,9 +146,30 @@ export function loadConfig(env: Env = process.env): Config {
     siteUrls,
     tokenSecret,
     tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 3600, 60, 86400),
+    rateLimitAnonymousPerMinute: read.integer('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 600, 0, 1_000_000),
+    rateLimitClientPerMinute: read.integer('RATE_LIMIT_CLIENT_PER_MINUTE', 6000, 0, 1_000_000),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     production,
   };
+  checkTokenRaisesRateLimit(config, read.problems);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/**
+ * Decisions section 2: a token raises the caller's rate limit, so an authenticated client is
+ * never held to less than an anonymous caller (0 is unlimited, the highest limit of all).
+ */
+function checkTokenRaisesRateLimit(config: Config, problems: string[]): void {
+  // A limit that did not parse is already reported; comparing its fallback would only confuse.
+  if (problems.some((problem) => problem.startsWith('RATE_LIMIT_'))) return;
+  const anonymous = config.rateLimitAnonymousPerMinute;
+  const client = config.rateLimitClientPerMinute;
+  const clientIsLower = client !== 0 && (anonymous === 0 || client < anonymous);
+  if (clientIsLower) {
+    problems.push(
+      `RATE_LIMIT_CLIENT_PER_MINUTE must be 0 (unlimited) or at least ` +
+        `RATE_LIMIT_ANONYMOUS_PER_MINUTE (${anonymous === 0 ? 'unlimited' : anonymous}), got "${client}"`,
+    );
+  }
 }

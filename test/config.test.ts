@@ -25,6 +25,8 @@ describe('configuration', () => {
       siteUrls: {},
       tokenSecret: DEVELOPMENT_TOKEN_SECRET,
       tokenTtlSeconds: 3600,
+      rateLimitAnonymousPerMinute: 600,
+      rateLimitClientPerMinute: 6000,
       logLevel: 'info',
       production: false,
     });
@@ -43,6 +45,8 @@ describe('configuration', () => {
       SITE_URL_NZ: 'https://example.co.nz',
       TOKEN_SECRET: 'x'.repeat(40),
       TOKEN_TTL_SECONDS: '600',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '120',
+      RATE_LIMIT_CLIENT_PER_MINUTE: '0',
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
     });
@@ -57,6 +61,8 @@ describe('configuration', () => {
       siteUrls: { se: 'https://example.se', nz: 'https://example.co.nz' },
       tokenSecret: 'x'.repeat(40),
       tokenTtlSeconds: 600,
+      rateLimitAnonymousPerMinute: 120,
+      rateLimitClientPerMinute: 0,
       logLevel: 'debug',
       production: true,
     });
@@ -72,6 +78,8 @@ describe('configuration', () => {
         SEED_SCALE: 'huge',
         SITE_URL_FR: 'not a url',
         TOKEN_SECRET: 'short',
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: 'lots',
+        RATE_LIMIT_CLIENT_PER_MINUTE: '-5',
         LOG_LEVEL: 'loud',
       }),
     ).toEqual([
@@ -82,6 +90,8 @@ describe('configuration', () => {
       'DATABASE_POOL_SIZE must be an integer from 1 to 200, got "0"',
       'SEED_ON_EMPTY must be true or false, got "maybe"',
       'SEED_SCALE must be one of sample, bench, large, got "huge"',
+      'RATE_LIMIT_ANONYMOUS_PER_MINUTE must be an integer from 0 to 1000000, got "lots"',
+      'RATE_LIMIT_CLIENT_PER_MINUTE must be an integer from 0 to 1000000, got "-5"',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
     ]);
   });
@@ -97,6 +107,28 @@ describe('configuration', () => {
     expect(problemsOf({ PORT: '-1' })).toHaveLength(1);
     expect(problemsOf({ PORT: '1e3' })).toHaveLength(1);
     expect(problemsOf({ TOKEN_TTL_SECONDS: '59' })).toHaveLength(1);
+  });
+
+  it('never lets a token lower the rate limit: clients get at least the anonymous limit', () => {
+    const limits = (anonymous: string, client: string) =>
+      problemsOf({
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: anonymous,
+        RATE_LIMIT_CLIENT_PER_MINUTE: client,
+      });
+    expect(limits('600', '600')).toEqual([]);
+    expect(limits('600', '0')).toEqual([]);
+    expect(limits('0', '0')).toEqual([]);
+    expect(limits('600', '599')).toEqual([
+      'RATE_LIMIT_CLIENT_PER_MINUTE must be 0 (unlimited) or at least ' +
+        'RATE_LIMIT_ANONYMOUS_PER_MINUTE (600), got "599"',
+    ]);
+    expect(limits('0', '6000')).toEqual([
+      'RATE_LIMIT_CLIENT_PER_MINUTE must be 0 (unlimited) or at least ' +
+        'RATE_LIMIT_ANONYMOUS_PER_MINUTE (unlimited), got "6000"',
+    ]);
+    // An unparsable limit is reported once, not compared by its fallback as well.
+    expect(limits('10000', 'abc')).toHaveLength(1);
+    expect(problemsOf({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000001' })).toHaveLength(1);
   });
 
   it('never repeats a database password in a message', () => {

@@ -1,0 +1,101 @@
+/**
+ * Who is calling (decisions section 2): anonymous, a client with a valid bearer token, or a
+ * caller whose token was refused. Partner search requires a client owning the requested ref;
+ * every other route accepts a token without requiring one.
+ */
+import type { Config } from '../config.ts';
+import { errorResponse } from '../rest/http.ts';
+import { verifyToken, type ClockOptions, type VerifiedClient } from './tokens.ts';
+
+export const PARTNER_REALM = 'partner-search';
+
+export type InvalidTokenReason = 'malformed' | 'invalid' | 'expired';
+
+export type Caller =
+  { kind: 'anonymous' } | VerifiedClient | { kind: 'invalid'; reason: InvalidTokenReason };
+
+/** RFC 6750 section 2.1: the characters a bearer token may consist of. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+const ANONYMOUS: Caller = { kind: 'anonymous' };
+
+/**
+ * The caller of a request, from its `Authorization: Bearer …` header. Another scheme (Basic
+ * added by a proxy, say) counts as no token at all: RFC 6750 section 3.1 treats an unsupported
+ * authentication method like none, so it neither breaks public routes nor earns an error code.
+ */
+export async function authenticate(
+  request: Request,
+  config: Pick<Config, 'tokenSecret'>,
+  clock: ClockOptions = {},
+): Promise<Caller> {
+  const header = request.headers.get('authorization')?.trim();
+  if (!header) return ANONYMOUS;
+  const [scheme, ...credentials] = header.split(/\s+/);
+  if (scheme?.toLowerCase() !== 'bearer') return ANONYMOUS;
+  // Two Authorization headers arrive joined by ", ", which fails here too.
+  const [token] = credentials;
+  if (credentials.length !== 1 || token === undefined || !B64TOKEN.test(token)) {
+    return { kind: 'invalid', reason: 'malformed' };
+  }
+  return verifyToken(config, token, clock);
+}
+
+/**
+ * Partner search's gate: null when the caller is a client owning `ref`, else the response to
+ * send. Call it before validating the other parameters, so that an unauthenticated caller
+ * learns that first. An absent ref passes here: the parameter validation answers 400 for it.
+ */
+export function requirePartner(
+  caller: Caller,
+  ref: string | undefined,
+  requestId: string,
+): Response | null {
+  switch (caller.kind) {
+    case 'anonymous':
+      return unauthorized(
+        'partner search requires an access token from POST /partner-search/token',
+        requestId,
+        bearerChallenge(),
+      );
+    case 'invalid':
+      return invalidTokenResponse(caller.reason, requestId);
+    case 'client':
+      if (ref === undefined || caller.refs.includes(ref)) return null;
+      return errorResponse(403, `ref "${ref}" does not belong to this client`, requestId, {
+        details: [{ parameter: 'ref', reason: 'not_owned' }],
+      });
+  }
+}
+
+/**
+ * For routes where a token is optional: a token that was sent but refused is answered 401
+ * rather than silently ignored, so a partner learns its token expired before it meets the
+ * anonymous rate limit. Null for anonymous callers and valid clients.
+ */
+export function rejectInvalidToken(caller: Caller, requestId: string): Response | null {
+  return caller.kind === 'invalid' ? invalidTokenResponse(caller.reason, requestId) : null;
+}
+
+const INVALID_TOKEN_MESSAGES: Record<InvalidTokenReason, string> = {
+  malformed: 'the Authorization header must be "Bearer <access token>"',
+  invalid: 'the access token is invalid',
+  expired: 'the access token has expired',
+};
+
+function invalidTokenResponse(reason: InvalidTokenReason, requestId: string): Response {
+  const message = INVALID_TOKEN_MESSAGES[reason];
+  return unauthorized(message, requestId, bearerChallenge('invalid_token', message));
+}
+
+/** RFC 6750 section 3: the error code only when a token was actually presented. */
+export function bearerChallenge(error?: 'invalid_token', description?: string): string {
+  const parameters = [`realm="${PARTNER_REALM}"`];
+  if (error) parameters.push(`error="${error}"`);
+  if (description) parameters.push(`error_description="${description.replaceAll('"', "'")}"`);
+  return `Bearer ${parameters.join(', ')}`;
+}
+
+function unauthorized(message: string, requestId: string, challenge: string): Response {
+  return errorResponse(401, message, requestId, { headers: { 'www-authenticate': challenge } });
+}

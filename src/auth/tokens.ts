@@ -1,0 +1,112 @@
+/**
+ * Partner access tokens (decisions section 2): HS256 JWTs signed with TOKEN_SECRET. A token
+ * carries the client's id and the refs it owned at issue, so verifying one needs no database
+ * round trip; the price is that a change to a client's refs reaches its callers only as their
+ * tokens expire (TOKEN_TTL_SECONDS, an hour by default).
+ */
+import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Config } from '../config.ts';
+
+/** Who issues tokens and who accepts them: a token made for anything else is refused. */
+export const TOKEN_ISSUER = 'catalogue-gateway';
+export const TOKEN_AUDIENCE = 'partner-search';
+
+const ALGORITHM = 'HS256';
+const TOKEN_TYPE = 'JWT';
+
+/**
+ * Longer than any token we issue for a client with a realistic number of refs, short enough
+ * that nobody makes us parse and MAC megabytes from a header.
+ */
+export const MAX_TOKEN_LENGTH = 8192;
+
+export type TokenConfig = Pick<Config, 'tokenSecret' | 'tokenTtlSeconds'>;
+
+/** The token endpoint's 200 body (RFC 6749 section 5.1). */
+export interface TokenResponse {
+  access_token: string;
+  expires_in: number;
+  token_type: 'Bearer';
+}
+
+/** A verified token: the client it was issued to and the refs that client owned. */
+export interface VerifiedClient {
+  kind: 'client';
+  clientId: string;
+  refs: string[];
+}
+
+export type TokenFailureReason = 'expired' | 'invalid';
+
+export interface TokenFailure {
+  kind: 'invalid';
+  reason: TokenFailureReason;
+}
+
+export interface ClockOptions {
+  /** The current time; tests move it instead of waiting. */
+  now?: Date;
+}
+
+function signingKey(config: Pick<Config, 'tokenSecret'>): Uint8Array {
+  return new TextEncoder().encode(config.tokenSecret);
+}
+
+export async function issueToken(
+  config: TokenConfig,
+  client: { id: string; refs: readonly string[] },
+  { now = new Date() }: ClockOptions = {},
+): Promise<TokenResponse> {
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const accessToken = await new SignJWT({ refs: [...client.refs] })
+    .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
+    .setIssuer(TOKEN_ISSUER)
+    .setAudience(TOKEN_AUDIENCE)
+    .setSubject(client.id)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + config.tokenTtlSeconds)
+    .sign(signingKey(config));
+  return { access_token: accessToken, expires_in: config.tokenTtlSeconds, token_type: 'Bearer' };
+}
+
+/**
+ * The client a token was issued to, or why it is refused. Never throws for a bad token: every
+ * jose failure (bad signature, another algorithm or `none`, wrong issuer or audience, garbage)
+ * is 'invalid'; only a genuine, correctly signed token past its `exp` is 'expired'.
+ */
+export async function verifyToken(
+  config: Pick<Config, 'tokenSecret'>,
+  token: string,
+  { now }: ClockOptions = {},
+): Promise<VerifiedClient | TokenFailure> {
+  if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return failure('invalid');
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, signingKey(config), {
+      algorithms: [ALGORITHM],
+      issuer: TOKEN_ISSUER,
+      audience: TOKEN_AUDIENCE,
+      typ: TOKEN_TYPE,
+      requiredClaims: ['sub', 'iat', 'exp'],
+      ...(now ? { currentDate: now } : {}),
+    }));
+  } catch (error) {
+    // jose checks `exp` only after the signature, so 'expired' is never said of a forgery.
+    if (error instanceof errors.JWTExpired) return failure('expired');
+    if (error instanceof errors.JOSEError) return failure('invalid');
+    throw error;
+  }
+  return clientOf(payload) ?? failure('invalid');
+}
+
+/** The claims we put in, checked again: a correct signature says who wrote them, not what. */
+function clientOf(payload: JWTPayload): VerifiedClient | undefined {
+  const { sub, refs } = payload;
+  if (typeof sub !== 'string' || sub.length === 0) return undefined;
+  if (!Array.isArray(refs) || !refs.every((ref) => typeof ref === 'string')) return undefined;
+  return { kind: 'client', clientId: sub, refs: refs as string[] };
+}
+
+function failure(reason: TokenFailureReason): TokenFailure {
+  return { kind: 'invalid', reason };
+}

@@ -1,0 +1,159 @@
+import fc from 'fast-check';
+import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_TOKEN_LENGTH,
+  TOKEN_AUDIENCE,
+  TOKEN_ISSUER,
+  issueToken,
+  verifyToken,
+} from '../../src/auth/tokens.ts';
+
+const config = { tokenSecret: 's'.repeat(40), tokenTtlSeconds: 600 };
+const client = { id: 'acme', refs: ['acme-se', 'acme-no'] };
+const ISSUED = new Date('2025-01-01T12:00:00Z');
+const secondsAfterIssue = (seconds: number) => new Date(ISSUED.getTime() + seconds * 1000);
+
+const tokenOf = async (overrides: Partial<typeof config> = {}) =>
+  (await issueToken({ ...config, ...overrides }, client, { now: ISSUED })).access_token;
+
+/** A token we did not issue, signed with `secret` and whatever header and claims a test likes. */
+function forge(
+  claims: Record<string, unknown>,
+  { secret = config.tokenSecret, alg = 'HS256', typ = 'JWT' } = {},
+) {
+  const issuedAt = Math.floor(ISSUED.getTime() / 1000);
+  return new SignJWT({
+    iss: TOKEN_ISSUER,
+    aud: TOKEN_AUDIENCE,
+    sub: client.id,
+    refs: client.refs,
+    iat: issuedAt,
+    exp: issuedAt + 600,
+    ...claims,
+  })
+    .setProtectedHeader({ alg, typ })
+    .sign(new TextEncoder().encode(secret));
+}
+
+describe('issueToken', () => {
+  it('answers the RFC 6749 token response with a signed HS256 JWT', async () => {
+    const response = await issueToken(config, client, { now: ISSUED });
+    expect(response).toEqual({
+      access_token: expect.any(String),
+      expires_in: 600,
+      token_type: 'Bearer',
+    });
+    expect(decodeProtectedHeader(response.access_token)).toEqual({ alg: 'HS256', typ: 'JWT' });
+    const issuedAt = ISSUED.getTime() / 1000;
+    expect(decodeJwt(response.access_token)).toEqual({
+      iss: TOKEN_ISSUER,
+      aud: TOKEN_AUDIENCE,
+      sub: 'acme',
+      refs: ['acme-se', 'acme-no'],
+      iat: issuedAt,
+      exp: issuedAt + 600,
+    });
+  });
+});
+
+describe('verifyToken', () => {
+  it('answers the client and its refs for a valid token, without a database', async () => {
+    const token = await tokenOf();
+    expect(await verifyToken(config, token, { now: secondsAfterIssue(599) })).toEqual({
+      kind: 'client',
+      clientId: 'acme',
+      refs: ['acme-se', 'acme-no'],
+    });
+  });
+
+  it('says expired from the token lifetime on', async () => {
+    const token = await tokenOf();
+    expect(await verifyToken(config, token, { now: secondsAfterIssue(600) })).toEqual({
+      kind: 'invalid',
+      reason: 'expired',
+    });
+    const shortLived = await tokenOf({ tokenTtlSeconds: 60 });
+    expect(await verifyToken(config, shortLived, { now: secondsAfterIssue(61) })).toMatchObject({
+      reason: 'expired',
+    });
+  });
+
+  it('refuses a tampered payload or signature', async () => {
+    const [header, payload, signature] = (await tokenOf()).split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const widened = Buffer.from(JSON.stringify({ ...claims, refs: ['someone-else'] })).toString(
+      'base64url',
+    );
+    const flipped = (signature[0] === 'A' ? 'B' : 'A') + signature.slice(1);
+    for (const token of [`${header}.${widened}.${signature}`, `${header}.${payload}.${flipped}`]) {
+      expect(await verifyToken(config, token, { now: ISSUED })).toEqual({
+        kind: 'invalid',
+        reason: 'invalid',
+      });
+    }
+  });
+
+  it('refuses a token signed with another secret, even an expired one', async () => {
+    const other = await tokenOf({ tokenSecret: 'o'.repeat(40) });
+    expect(await verifyToken(config, other, { now: ISSUED })).toMatchObject({ reason: 'invalid' });
+    // Expiry is checked after the signature: a forgery is never merely "expired".
+    const expiredForgery = await forge({ exp: 1 }, { secret: 'o'.repeat(40) });
+    expect(await verifyToken(config, expiredForgery, { now: ISSUED })).toMatchObject({
+      reason: 'invalid',
+    });
+  });
+
+  it('refuses alg none and any algorithm but HS256', async () => {
+    const unsecured = new UnsecuredJWT({ refs: client.refs })
+      .setSubject(client.id)
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .encode();
+    expect(await verifyToken(config, unsecured)).toEqual({ kind: 'invalid', reason: 'invalid' });
+    const hs512 = await forge({}, { alg: 'HS512' });
+    expect(await verifyToken(config, hs512, { now: ISSUED })).toMatchObject({ reason: 'invalid' });
+  });
+
+  it('refuses our own signature over claims we would not write', async () => {
+    const now = { now: ISSUED };
+    expect(await verifyToken(config, await forge({}), now)).toMatchObject({ kind: 'client' });
+    for (const claims of [
+      { iss: 'someone-else' },
+      { aud: 'graphql' },
+      { sub: undefined },
+      { sub: '' },
+      { exp: undefined },
+      { refs: 'acme-se' },
+      { refs: [1, 2] },
+    ]) {
+      expect(await verifyToken(config, await forge(claims), now), JSON.stringify(claims)).toEqual({
+        kind: 'invalid',
+        reason: 'invalid',
+      });
+    }
+    const notJwt = await forge({}, { typ: 'at+jwt' });
+    expect(await verifyToken(config, notJwt, now)).toMatchObject({ reason: 'invalid' });
+  });
+
+  it('refuses an oversize token before any cryptography', async () => {
+    const huge = await forge({ refs: Array.from({ length: 1000 }, (_, i) => `ref-${i}`) });
+    expect(huge.length).toBeGreaterThan(MAX_TOKEN_LENGTH);
+    expect(await verifyToken(config, huge, { now: ISSUED })).toMatchObject({ reason: 'invalid' });
+  });
+
+  it('never throws, whatever string it is given', async () => {
+    const tokenish = fc.oneof(
+      fc.string(),
+      fc.array(fc.base64String(), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('.')),
+    );
+    await fc.assert(
+      fc.asyncProperty(tokenish, async (token) => {
+        expect(await verifyToken(config, token)).toEqual({ kind: 'invalid', reason: 'invalid' });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
