@@ -2,6 +2,7 @@
  * Builds the whole HTTP service from a configuration and an open database, without
  * listening: main.ts listens, tests call `app.fetch` directly.
  */
+import { randomUUID } from 'node:crypto';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { sql } from 'kysely';
@@ -14,6 +15,9 @@ import { pendingMigrations } from './db/migrator.ts';
 import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { schema } from './graph/schema.ts';
 import type { Logger } from './logger.ts';
+import { RestEngine } from './rest/engine.ts';
+import { errorResponse } from './rest/http.ts';
+import { restRoutes } from './rest/routes/index.ts';
 
 export interface AppDependencies {
   config: Config;
@@ -54,18 +58,51 @@ export function createApp({ config, database, logger }: AppDependencies) {
     }
   }
 
-  return createServerAdapter(async (request: Request): Promise<Response> => {
-    const { pathname } = new URL(request.url);
-    switch (pathname) {
+  const rest = new RestEngine(yoga, restRoutes, () => null);
+
+  async function route(request: Request, url: URL, requestId: string): Promise<Response> {
+    switch (url.pathname) {
       case '/healthz':
         return json(200, { status: 'ok' });
       case '/readyz':
         return readiness();
-      default:
-        if (pathname === '/graphql') return yoga.fetch(request);
-        return json(404, { error: { code: 'http.404', message: `no route for ${pathname}` } });
+      case '/graphql':
+        return yoga.fetch(request);
     }
+    const { compiled, pathParams, allowed } = rest.match(url.pathname);
+    if (!compiled) return errorResponse(404, `no route for ${url.pathname}`, requestId);
+    if (
+      request.method !== compiled.route.method &&
+      !(request.method === 'HEAD' && allowed.has('GET'))
+    ) {
+      return errorResponse(405, `${request.method} is not allowed here`, requestId, {
+        headers: { allow: [...allowed].join(', ') },
+      });
+    }
+    return rest.handle({ request, url, requestId }, compiled.route, pathParams);
+  }
+
+  return createServerAdapter(async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const requestId = requestIdOf(request);
+    let response: Response;
+    try {
+      response = await route(request, url, requestId);
+    } catch (error) {
+      logger.error({ err: error, requestId, path: url.pathname }, 'request failed');
+      response = errorResponse(500, 'internal error', requestId);
+    }
+    response.headers.set('x-request-id', requestId);
+    return response;
   });
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's request id when it is a sane token (so logs correlate), else a new one. */
+function requestIdOf(request: Request): string {
+  const given = request.headers.get('x-request-id');
+  return given !== null && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 export type App = ReturnType<typeof createApp>;

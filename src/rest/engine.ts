@@ -1,0 +1,212 @@
+/**
+ * Serves the declared REST routes: match the path, validate parameters, compile `fields`,
+ * run the route's GraphQL document in-process on the gateway's own schema (same context,
+ * loaders and error masking as /graphql), then reshape and answer with caching headers.
+ * No route touches the database itself.
+ */
+import { createHash } from 'node:crypto';
+import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../errors.ts';
+import type { RequestContext } from '../context.ts';
+import { buildDocument, DocumentCache } from './document.ts';
+import { FieldsSyntaxError, parseFields } from './fields.ts';
+import { errorResponse, JSON_CONTENT_TYPE } from './http.ts';
+import { ParamError, readParams, type ParamValues } from './params.ts';
+import {
+  choiceKey,
+  choose,
+  reshape,
+  responseKeys,
+  selectedPaths,
+  UnknownFieldError,
+  valueAt,
+  type GraphqlObject,
+} from './resources.ts';
+import type { RestRoute } from './route.ts';
+
+/** Data routes may be cached briefly by clients and shared caches (partner answers: privately). */
+const CACHE_CONTROL = { public: 'public, max-age=30', private: 'private, max-age=30' } as const;
+
+export interface RestRequest {
+  request: Request;
+  url: URL;
+  requestId: string;
+}
+
+export type AccessCheck = (
+  route: RestRoute,
+  request: RestRequest,
+  params: ParamValues,
+) => Promise<Response | null> | Response | null;
+
+interface CompiledRoute {
+  route: RestRoute;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: RestRoute): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { route, pattern: new RegExp(`^${source}/?$`), names };
+}
+
+/** The status a GraphQL error maps to on this route (decisions 3). */
+function statusOf(error: GraphQLError, route: RestRoute): number {
+  const code = error.extensions?.code as ErrorCode | undefined;
+  const details = (error.extensions?.details ?? []) as ErrorDetail[];
+  if (details.some((detail) => detail.reason === 'unknown')) return route.unknownNameStatus;
+  return (code && ERROR_STATUS[code]) || 500;
+}
+
+function entityTag(body: string): string {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+function matchesEntityTag(header: string | null, tag: string): boolean {
+  if (header === null) return false;
+  return (
+    header === '*' ||
+    header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag)
+  );
+}
+
+export class RestEngine {
+  private readonly routes: CompiledRoute[];
+  private readonly documents: DocumentCache;
+
+  constructor(
+    private readonly yoga: YogaServerInstance<Record<string, unknown>, RequestContext>,
+    routes: readonly RestRoute[],
+    private readonly checkAccess: AccessCheck,
+  ) {
+    this.routes = routes.map(compile);
+    this.documents = new DocumentCache(yoga.getEnveloped().schema);
+  }
+
+  /** The route answering this path, the methods allowed there, or nothing. */
+  match(pathname: string) {
+    const allowed = new Set<string>();
+    for (const compiled of this.routes) {
+      const found = compiled.pattern.exec(pathname);
+      if (!found) continue;
+      allowed.add(compiled.route.method);
+      const pathParams: Record<string, string> = {};
+      compiled.names.forEach((name, index) => {
+        pathParams[name] = decodeURIComponent(found[index + 1]!);
+      });
+      return { compiled, pathParams, allowed };
+    }
+    return { compiled: undefined, pathParams: {}, allowed };
+  }
+
+  async handle(
+    rest: RestRequest,
+    route: RestRoute,
+    pathParams: Record<string, string>,
+  ): Promise<Response> {
+    const headers: Record<string, string> = route.apiVersion
+      ? { 'api-version': route.apiVersion }
+      : {};
+    const fail = (status: number, message: string, details: ErrorDetail[] = []) =>
+      errorResponse(status, message, rest.requestId, { details, headers });
+    try {
+      const params = readParams(route.params, rest.url.searchParams, pathParams);
+      const denied = await this.checkAccess(route, rest, params);
+      if (denied) {
+        for (const [name, value] of Object.entries(headers)) denied.headers.set(name, value);
+        return denied;
+      }
+      if (route.params.some((p) => p.replacedBy !== undefined && params[p.name] !== undefined)) {
+        headers.deprecation = 'true';
+      }
+
+      const fields = typeof params.fields === 'string' ? parseFields(params.fields) : undefined;
+      const chosen = choose(route.resource, fields);
+      const plan = route.plan(params);
+      const document = this.documents.get(`${route.id}:${plan.shapeKey}:${choiceKey(chosen)}`, () =>
+        buildDocument(plan.shape, selectedPaths(chosen)),
+      );
+
+      const result = await this.execute(rest.request, document, plan.variables);
+      if (result.errors?.length) {
+        if (process.env.DEBUG_REST)
+          console.error(result.errors, (result.errors[0] as any).originalError);
+        const [worst] = [...result.errors].sort((a, b) => statusOf(b, route) - statusOf(a, route));
+        const status = statusOf(worst!, route);
+        const details = (worst!.extensions?.details ?? []) as ErrorDetail[];
+        return fail(status, status >= 500 ? 'internal error' : worst!.message, details);
+      }
+
+      const rootKey = responseKeys(plan.shape.root)[0]!;
+      const root = ((result.data ?? {}) as GraphqlObject)[rootKey] as GraphqlObject | null;
+      const found = plan.shape.items === '' ? root : valueAt(root, responseKeys(plan.shape.items));
+      const elements = (Array.isArray(found) ? found : found ? [found] : []) as GraphqlObject[];
+      const response = route.respond({
+        params,
+        root,
+        items: elements.map((element) => reshape(chosen, element)),
+        url: rest.url,
+      });
+      if (response.status === 404) return fail(404, response.message);
+      return this.cacheable(rest.request, route, response.body, headers);
+    } catch (error) {
+      if (error instanceof ParamError) return fail(400, error.message, error.details);
+      if (error instanceof FieldsSyntaxError) {
+        return fail(400, error.message, [{ parameter: 'fields', reason: error.reason }]);
+      }
+      if (error instanceof UnknownFieldError) {
+        return fail(route.unknownNameStatus, error.message, [
+          { parameter: 'fields', reason: 'unknown' },
+        ]);
+      }
+      throw error;
+    }
+  }
+
+  private async execute(
+    request: Request,
+    document: DocumentNode,
+    variableValues: Record<string, unknown>,
+  ): Promise<ExecutionResult> {
+    const { execute, contextFactory, schema } = this.yoga.getEnveloped({
+      request,
+      params: { query: '', variables: variableValues, operationName: 'Rest' },
+    });
+    const contextValue = await contextFactory();
+    return (await execute({
+      schema,
+      document,
+      variableValues,
+      contextValue,
+      operationName: 'Rest',
+    })) as ExecutionResult;
+  }
+
+  private cacheable(
+    request: Request,
+    route: RestRoute,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Response {
+    const text = JSON.stringify(body);
+    const tag = entityTag(text);
+    const cacheHeaders = {
+      ...headers,
+      etag: tag,
+      'cache-control': route.auth === 'partner' ? CACHE_CONTROL.private : CACHE_CONTROL.public,
+      vary: 'Authorization',
+    };
+    if (matchesEntityTag(request.headers.get('if-none-match'), tag)) {
+      return new Response(null, { status: 304, headers: cacheHeaders });
+    }
+    return new Response(text, {
+      status: 200,
+      headers: { 'content-type': JSON_CONTENT_TYPE, ...cacheHeaders },
+    });
+  }
+}

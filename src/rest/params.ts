@@ -1,0 +1,143 @@
+/**
+ * REST parameters declared as data: each route lists its parameters once, and the same
+ * declarations validate requests and describe the route in the OpenAPI document.
+ */
+import type { ErrorDetail } from '../errors.ts';
+
+export type ParamSchema =
+  | { type: 'string'; pattern?: RegExp; maxLength?: number; maxTerms?: number }
+  | { type: 'integer'; minimum: number; maximum: number; default?: number }
+  | { type: 'number'; minimum: number; maximum: number }
+  | { type: 'enum'; values: readonly string[] }
+  /** Comma-separated unsigned integers: `pattern` is the spec's, `maxItems` its bound. */
+  | { type: 'idList'; pattern: RegExp; maxItems: number };
+
+export interface ParamSpec {
+  name: string;
+  in: 'query' | 'path';
+  description: string;
+  required?: boolean;
+  /** Deprecated in favour of another parameter; using it adds a `Deprecation` header. */
+  replacedBy?: string;
+  schema: ParamSchema;
+}
+
+export type ParamValue = string | number | string[];
+export type ParamValues = Record<string, ParamValue | undefined>;
+
+export class ParamError extends Error {
+  constructor(
+    message: string,
+    readonly details: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = 'ParamError';
+  }
+}
+
+/** Decimal digits only: no sign, no exponent, no white space (so `-0`, `+1`, `1e3` fail). */
+const UNSIGNED = /^\d+$/;
+const DECIMAL = /^-?\d{1,9}(\.\d{1,6})?$/;
+// Control characters (and U+FFFD, what an invalid %-escape decodes to) are never meaningful.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\ufffd]/;
+
+function fail(spec: ParamSpec, reason: string, message: string): never {
+  throw new ParamError(`${spec.name} ${message}`, [{ parameter: spec.name, reason }]);
+}
+
+function parseValue(spec: ParamSpec, raw: string): ParamValue {
+  const { schema } = spec;
+  if (raw === '') fail(spec, 'empty', 'must not be empty');
+  if (UNPRINTABLE.test(raw))
+    fail(spec, 'invalid_characters', 'contains characters that are not allowed');
+  switch (schema.type) {
+    case 'string': {
+      if (schema.maxLength !== undefined && raw.length > schema.maxLength) {
+        fail(spec, 'too_long', `must be at most ${schema.maxLength} characters`);
+      }
+      if (schema.pattern && !schema.pattern.test(raw)) {
+        fail(spec, 'pattern', `must match ${schema.pattern.source}`);
+      }
+      if (schema.maxTerms !== undefined) {
+        const terms = raw.trim().split(/\s+/).filter(Boolean);
+        if (terms.length === 0) fail(spec, 'empty', 'must not be blank');
+        if (terms.length > schema.maxTerms) {
+          fail(spec, 'too_many_terms', `must have at most ${schema.maxTerms} terms`);
+        }
+      }
+      return raw;
+    }
+    case 'integer': {
+      const range = `must be an integer between ${schema.minimum} and ${schema.maximum}`;
+      if (!UNSIGNED.test(raw)) fail(spec, 'not_an_integer', range);
+      const value = Number(raw);
+      if (value < schema.minimum || value > schema.maximum) fail(spec, 'out_of_range', range);
+      return value;
+    }
+    case 'number': {
+      const range = `must be a number between ${schema.minimum} and ${schema.maximum}`;
+      if (!DECIMAL.test(raw)) fail(spec, 'not_a_number', range);
+      const value = Number(raw) + 0; // + 0 turns -0 into 0
+      if (value < schema.minimum || value > schema.maximum) fail(spec, 'out_of_range', range);
+      return value;
+    }
+    case 'enum':
+      if (!schema.values.includes(raw)) {
+        fail(spec, 'not_allowed', `must be one of ${schema.values.join(', ')}`);
+      }
+      return raw;
+    case 'idList': {
+      if (!schema.pattern.test(raw)) {
+        fail(spec, 'pattern', `must be up to ${schema.maxItems} comma-separated numbers`);
+      }
+      return raw.split(',');
+    }
+  }
+}
+
+/**
+ * Validates a request's parameters against the declarations. Unknown parameters are ignored
+ * (legacy clients send cache busters and the like); a repeated one is an error, since which
+ * value was meant cannot be known.
+ */
+export function readParams(
+  specs: readonly ParamSpec[],
+  query: URLSearchParams,
+  pathParams: Record<string, string>,
+): ParamValues {
+  const values: ParamValues = {};
+  for (const spec of specs) {
+    let raw: string | undefined;
+    if (spec.in === 'path') {
+      raw = pathParams[spec.name];
+    } else {
+      const all = query.getAll(spec.name);
+      if (all.length > 1) fail(spec, 'repeated', 'must be given at most once');
+      raw = all[0];
+    }
+    if (raw === undefined) {
+      if (spec.required) fail(spec, 'missing', 'is required');
+      if (spec.schema.type === 'integer' && spec.schema.default !== undefined) {
+        values[spec.name] = spec.schema.default;
+      }
+      continue;
+    }
+    values[spec.name] = parseValue(spec, raw);
+  }
+  return values;
+}
+
+/** The value of one of two parameters that mean the same; both given is a conflict. */
+export function exclusive(
+  values: ParamValues,
+  first: string,
+  second: string,
+): ParamValue | undefined {
+  if (values[first] !== undefined && values[second] !== undefined) {
+    throw new ParamError(`give ${first} or ${second}, not both`, [
+      { parameter: first, reason: 'conflict' },
+      { parameter: second, reason: 'conflict' },
+    ]);
+  }
+  return values[first] ?? values[second];
+}

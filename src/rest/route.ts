@@ -1,0 +1,51 @@
+/**
+ * The declaration of a REST route: everything about it is data here (path, parameters,
+ * resource, the GraphQL operation it runs, the envelope it answers with), so the engine,
+ * the OpenAPI document and the tests all read the same declaration.
+ */
+import type { OperationShape } from './document.ts';
+import type { ParamSpec, ParamValues } from './params.ts';
+import type { GraphqlObject, Resource } from './resources.ts';
+
+export interface OperationPlan {
+  shape: OperationShape;
+  /** Distinguishes shapes within a route (the document cache key). */
+  shapeKey: string;
+  variables: Record<string, unknown>;
+}
+
+export interface ResponseInput {
+  params: ParamValues;
+  /** The root field's value (e.g. the products connection, or the product). */
+  root: GraphqlObject | null;
+  /** The reshaped REST items. */
+  items: Record<string, unknown>[];
+  /** The request URL, for paging links. */
+  url: URL;
+}
+
+export type RouteResponse = { status: 200; body: unknown } | { status: 404; message: string };
+
+export interface RestRoute {
+  /** Stable name: OpenAPI operationId and document cache key. */
+  id: string;
+  method: 'GET';
+  /** Path with `{name}` placeholders. */
+  path: string;
+  summary: string;
+  description: string;
+  tag: 'Partner search' | 'Suggestions' | 'Categories' | 'Products' | 'Generic resources';
+  /** `partner`: a Bearer token and a `ref` it owns are required. */
+  auth: 'optional' | 'partner';
+  params: ParamSpec[];
+  /** The resource of each item; `fields` selects from it. */
+  resource: Resource;
+  /** Status for a name `fields` does not know or a filter naming nothing (decisions 3). */
+  unknownNameStatus: 400 | 422;
+  /** Answers carry `API-Version` (partner search is versioned, decisions 14). */
+  apiVersion?: string;
+  plan(params: ParamValues): OperationPlan;
+  respond(input: ResponseInput): RouteResponse;
+  /** JSON Schema of the whole response body, given the item schema. */
+  responseSchema(item: Record<string, unknown>): Record<string, unknown>;
+}
