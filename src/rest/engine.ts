@@ -134,8 +134,6 @@ export class RestEngine {
 
       const result = await this.execute(rest.request, document, plan.variables);
       if (result.errors?.length) {
-        if (process.env.DEBUG_REST)
-          console.error(result.errors, (result.errors[0] as any).originalError);
         const [worst] = [...result.errors].sort((a, b) => statusOf(b, route) - statusOf(a, route));
         const status = statusOf(worst!, route);
         const details = (worst!.extensions?.details ?? []) as ErrorDetail[];
