@@ -97,7 +97,12 @@ export async function completeCatalogue(
       ),
     ),
   );
-  const rest = [...others].sort(bySize).map((item) => restore(item, 1));
+  // All indexes before any foreign key: adding a key waits for the index builds on both of
+  // its tables, and a job waiting on a lock holds a connection while a core idles.
+  const rest = [
+    ...others.filter(isIndex).sort(bySize),
+    ...others.filter((d) => !isIndex(d)).sort(bySize),
+  ].map((item) => restore(item, 1));
   const summaries = refreshed.then(() => Promise.all(last.map((item) => restore(item, 0))));
   await Promise.all([readable, refreshed, summaries, ...rest]);
   progress.stop();
