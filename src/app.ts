@@ -15,20 +15,21 @@ import { pendingMigrations } from './db/migrator.ts';
 import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { schema } from './graph/schema.ts';
 import type { Logger } from './logger.ts';
+import { authenticate, rejectInvalidToken, requirePartner } from './auth/caller.ts';
+import {
+  createRateLimiterFromConfig,
+  rateLimitSubject,
+  tooManyRequestsResponse,
+} from './auth/rate-limiter.ts';
 import { RestEngine } from './rest/engine.ts';
-import { errorResponse } from './rest/http.ts';
+import { handleTokenRequest, TOKEN_PATH } from './rest/token-endpoint.ts';
+import { errorResponse, jsonResponse } from './rest/http.ts';
 import { restRoutes } from './rest/routes/index.ts';
 
 export interface AppDependencies {
   config: Config;
   database: DatabaseHandle;
   logger: Logger;
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
 }
 
 export function createApp({ config, database, logger }: AppDependencies) {
@@ -49,25 +50,41 @@ export function createApp({ config, database, logger }: AppDependencies) {
       await sql`select 1`.execute(database.db);
       const pending = await pendingMigrations(database.db);
       if (pending.length > 0) {
-        return json(503, { status: 'migrating', pendingMigrations: pending });
+        return jsonResponse(503, { status: 'migrating', pendingMigrations: pending });
       }
-      return json(200, { status: 'ready', database: database.kind });
+      return jsonResponse(200, { status: 'ready', database: database.kind });
     } catch (error) {
       logger.warn({ err: error }, 'readiness check failed');
-      return json(503, { status: 'unavailable', reason: 'database unreachable' });
+      return jsonResponse(503, { status: 'unavailable', reason: 'database unreachable' });
     }
   }
 
-  const rest = new RestEngine(yoga, restRoutes, () => null);
+  // Partner search needs a client owning the ref; elsewhere a token is optional, but one that
+  // was given and fails is refused rather than silently ignored.
+  const rest = new RestEngine(yoga, restRoutes, (route, { caller, requestId }, params) =>
+    route.auth === 'partner'
+      ? requirePartner(caller, params.ref as string | undefined, requestId)
+      : rejectInvalidToken(caller, requestId),
+  );
+  const limiter = createRateLimiterFromConfig(config);
 
-  async function route(request: Request, url: URL, requestId: string): Promise<Response> {
+  async function route(request: Request, url: URL, requestId: string, clientIp?: string) {
     switch (url.pathname) {
       case '/healthz':
-        return json(200, { status: 'ok' });
+        return jsonResponse(200, { status: 'ok' });
       case '/readyz':
         return readiness();
-      case '/graphql':
-        return yoga.fetch(request);
+    }
+    const caller = await authenticate(request, config);
+    const decision = limiter.take(rateLimitSubject(caller, clientIp));
+    if (!decision.allowed) {
+      return url.pathname === '/graphql'
+        ? graphqlRateLimited(decision.retryAfterSeconds)
+        : tooManyRequestsResponse(decision.retryAfterSeconds, requestId);
+    }
+    if (url.pathname === '/graphql') return yoga.fetch(request);
+    if (url.pathname === TOKEN_PATH) {
+      return handleTokenRequest(request, { db: database.db, config, requestId });
     }
     const { compiled, pathParams, allowed } = rest.match(url.pathname);
     if (!compiled) return errorResponse(404, `no route for ${url.pathname}`, requestId);
@@ -79,15 +96,15 @@ export function createApp({ config, database, logger }: AppDependencies) {
         headers: { allow: [...allowed].join(', ') },
       });
     }
-    return rest.handle({ request, url, requestId }, compiled.route, pathParams);
+    return rest.handle({ request, url, requestId, caller }, compiled.route, pathParams);
   }
 
-  return createServerAdapter(async (request: Request): Promise<Response> => {
+  return createServerAdapter<ServerContext>(async (request, serverContext): Promise<Response> => {
     const url = new URL(request.url);
     const requestId = requestIdOf(request);
     let response: Response;
     try {
-      response = await route(request, url, requestId);
+      response = await route(request, url, requestId, serverContext.req?.socket?.remoteAddress);
     } catch (error) {
       logger.error({ err: error, requestId, path: url.pathname }, 'request failed');
       response = errorResponse(500, 'internal error', requestId);
@@ -95,6 +112,24 @@ export function createApp({ config, database, logger }: AppDependencies) {
     response.headers.set('x-request-id', requestId);
     return response;
   });
+}
+
+/** What the Node adapter passes along: the socket tells the client's address. */
+interface ServerContext {
+  req?: { socket?: { remoteAddress?: string } };
+}
+
+/** A refused /graphql request answers in GraphQL's own shape, with the same Retry-After. */
+function graphqlRateLimited(retryAfterSeconds: number): Response {
+  const body = {
+    errors: [
+      {
+        message: `rate limit exceeded: retry after ${retryAfterSeconds} s`,
+        extensions: { code: 'RATE_LIMITED' },
+      },
+    ],
+  };
+  return jsonResponse(429, body, { 'retry-after': String(retryAfterSeconds) });
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
+import { migrations } from '../schema/migrations/index.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.ts';
 
 describe(`health and readiness on ${databaseKind}`, () => {
@@ -32,7 +33,7 @@ describe(`health and readiness on ${databaseKind}`, () => {
     expect(before.status).toBe(503);
     expect(await before.json()).toEqual({
       status: 'migrating',
-      pendingMigrations: ['0001_catalogue'],
+      pendingMigrations: Object.keys(migrations),
     });
 
     await migrateToLatest(database.db);

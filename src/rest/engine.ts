@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../errors.ts';
+import type { Caller } from '../auth/caller.ts';
 import type { RequestContext } from '../context.ts';
 import { buildDocument, DocumentCache } from './document.ts';
 import { FieldsSyntaxError, parseFields } from './fields.ts';
@@ -32,6 +33,7 @@ export interface RestRequest {
   request: Request;
   url: URL;
   requestId: string;
+  caller: Caller;
 }
 
 export type AccessCheck = (
