@@ -89,3 +89,52 @@ export async function findCategoryMarketStats(
      group by k.category_id, k.market`.execute(db);
   return rows;
 }
+
+/**
+ * Category search: the name starts with the (lowercased) text, or the name or slug holds
+ * something similar to it (pg_trgm word similarity: prefixes of words and typos). The
+ * category tree is small (hundreds of rows), so one scan computing the similarity of every
+ * leaf costs well under a millisecond; no index is needed.
+ */
+function categoryMatches(text: string) {
+  return sql<boolean>`(lower(c.name) like ${likePrefix(text)}
+                       or ${text} <% lower(c.name) or ${text} <% c.slug)`;
+}
+
+/**
+ * 1 for a name starting with the text, else the best word similarity of name and slug. Ties
+ * go to the name closest to the text as a whole (the shorter one, among names it starts).
+ */
+function categoryRelevance(text: string) {
+  return sql<number>`greatest(case when lower(c.name) like ${likePrefix(text)} then 1 else 0 end,
+                              word_similarity(${text}, lower(c.name)),
+                              word_similarity(${text}, c.slug))`;
+}
+
+function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+export async function searchLeafCategories(
+  db: Kysely<Database>,
+  text: string,
+  page: { offset: number; limit: number },
+): Promise<CategoryRow[]> {
+  const { rows } = await sql<CategoryRow>`
+    select c.* from categories c
+     where c.is_leaf and ${categoryMatches(text)}
+     order by ${categoryRelevance(text)} desc, similarity(${text}, lower(c.name)) desc,
+              c.name, c.id
+     offset ${page.offset} limit ${page.limit}`.execute(db);
+  return rows;
+}
+
+export async function countLeafCategoriesMatching(
+  db: Kysely<Database>,
+  text: string,
+): Promise<number> {
+  const { rows } = await sql<{ total: number }>`
+    select count(*)::int as total from categories c
+     where c.is_leaf and ${categoryMatches(text)}`.execute(db);
+  return rows[0]?.total ?? 0;
+}

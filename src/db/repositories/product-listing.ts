@@ -1,7 +1,7 @@
 /**
  * Listing products of a market: filtered and sorted on product_market_summaries (one row per
  * product with an available offer in the market, price trend included), so every filter and
- * sort is an index scan.
+ * sort is an index scan. Text search builds on these filters and orders (product-search.ts).
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
@@ -28,15 +28,25 @@ export interface Page {
   limit: number;
 }
 
-function conditions(filter: ListingFilter): RawBuilder<unknown> {
-  const parts = [sql`s.market = ${filter.market}`];
-  const { gte, lte } = filter.priceTrend ?? {};
-  if (gte != null) parts.push(sql`s.price_trend_percentage >= ${gte}`);
-  if (lte != null) parts.push(sql`s.price_trend_percentage <= ${lte}`);
+/** The filter as SQL over product_market_summaries `s` (text search adds its own). */
+export function listingConditions(filter: ListingFilter): RawBuilder<unknown> {
+  const parts = [sql`s.market = ${filter.market}`, ...priceTrendConditions(filter.priceTrend)];
   if (filter.categoryId !== undefined) {
-    parts.push(sql`s.category_id in (select id from ${subtreeOf([filter.categoryId])} as tree)`);
+    // An array computed once (an InitPlan), not a semi-join: `category_id = any(…)` is an
+    // index condition on the summaries' (market, category_id, …) index.
+    parts.push(
+      sql`s.category_id = any(array(select id from ${subtreeOf([filter.categoryId])} as tree))`,
+    );
   }
   return sql.join(parts, sql` and `);
+}
+
+export function priceTrendConditions(bounds: ListingFilter['priceTrend']): RawBuilder<unknown>[] {
+  const { gte, lte } = bounds ?? {};
+  return [
+    ...(gte != null ? [sql`s.price_trend_percentage >= ${gte}`] : []),
+    ...(lte != null ? [sql`s.price_trend_percentage <= ${lte}`] : []),
+  ];
 }
 
 /** One page of the market's listed products. */
@@ -48,7 +58,7 @@ export async function listProductIds(
 ): Promise<number[]> {
   const { rows } = await sql<{ product_id: number }>`
     select s.product_id from product_market_summaries s
-     where ${conditions(filter)}
+     where ${listingConditions(filter)}
      order by ${LISTING_ORDERS[order]}
      offset ${page.offset} limit ${page.limit}`.execute(db);
   return rows.map((row) => row.product_id);
@@ -57,7 +67,7 @@ export async function listProductIds(
 export async function countProducts(db: Kysely<Database>, filter: ListingFilter): Promise<number> {
   const { rows } = await sql<{ total: number }>`
     select count(*)::int as total from product_market_summaries s
-     where ${conditions(filter)}`.execute(db);
+     where ${listingConditions(filter)}`.execute(db);
   return rows[0]?.total ?? 0;
 }
 
@@ -75,7 +85,7 @@ export async function listProductIdsInCategories(
       cross join lateral (
         select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
           from product_market_summaries s
-         where ${conditions(filter)}
+         where ${listingConditions(filter)}
            and s.category_id in (select tree.id from ${subtreeOf(categoryIds)} as tree
                                   where tree.root_id = k.category_id)
          order by ${LISTING_ORDERS[order]}
@@ -94,7 +104,7 @@ export async function countProductsInCategories(
     select tree.root_id as category_id, count(*)::int as total
       from ${subtreeOf(categoryIds)} as tree
       join product_market_summaries s on s.category_id = tree.id
-     where ${conditions(filter)}
+     where ${listingConditions(filter)}
      group by tree.root_id`.execute(db);
   return new Map(rows.map((row) => [row.category_id, row.total]));
 }

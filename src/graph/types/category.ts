@@ -5,19 +5,23 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import {
+  countLeafCategoriesMatching,
   findAncestors,
   findCategoriesByIds,
   findCategoriesBySlugs,
   findCategoryMarketStats,
   findChildCategories,
+  searchLeafCategories,
   type CategoryMarketStatsRow,
   type CategoryRow,
 } from '../../db/repositories/categories.ts';
+import { MAX_QUERY_LENGTH, searchTermOf } from '../../db/repositories/product-search.ts';
 import type { RequestContext } from '../../context.ts';
 import { badUserInput } from '../../errors.ts';
 import { isMarketCode, MARKET_CURRENCY } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
+import { connectionOf, offsetPage } from '../pagination.ts';
 import { scoped, type Scope, type Scoped } from '../scope.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { scopeArgs, scopeFromArgs } from './market.ts';
@@ -238,6 +242,49 @@ builder.queryField('category', (t) =>
       const scope = scopeFromArgs(args);
       const row = await findCategoryByReference(context, args);
       return row ? { row, scope } : null;
+    },
+  }),
+);
+
+/** The bounds of the REST categories endpoint (spec 4.4), which pages through this field. */
+export const CATEGORY_SEARCH_PAGE_LIMITS = { defaultSize: 5, maxSize: 30 } as const;
+
+const CategoryConnection = builder.connectionObject({
+  type: CategoryRef,
+  name: 'CategoryConnection',
+  description: 'A page of categories.',
+});
+
+/** A category search text: its words, lowercased, one space apart ("" when it has none). */
+function categorySearchTextOf(query: string): string {
+  if (query.trim() === '') throw badUserInput('query must not be empty', 'query', 'empty');
+  if ([...query.trim()].length > MAX_QUERY_LENGTH) {
+    throw badUserInput(`query must be at most ${MAX_QUERY_LENGTH} characters`, 'query', 'too_long');
+  }
+  return searchTermOf(query)?.words.join(' ') ?? '';
+}
+
+builder.queryField('categories', (t) =>
+  t.field({
+    type: CategoryConnection,
+    description: `Leaf categories (those products belong to) whose name or slug matches a text: the name starts with it, or a word of the name is similar to it (prefixes, typos). Best match first, then by name; at most ${CATEGORY_SEARCH_PAGE_LIMITS.maxSize} per page. A category's id or slug can be passed as \`category\` to \`products\`.`,
+    args: {
+      ...scopeArgs,
+      ...t.arg.connectionArgs(),
+      query: t.arg.string({
+        required: true,
+        description: `Text to find in category names (not blank, at most ${MAX_QUERY_LENGTH} characters; punctuation separates words).`,
+      }),
+    },
+    resolve: async (_root, args, context) => {
+      const scope = scopeFromArgs(args);
+      const page = offsetPage(args, CATEGORY_SEARCH_PAGE_LIMITS);
+      const text = categorySearchTextOf(args.query);
+      if (text === '') return connectionOf(page, [], 0);
+      const rows = await searchLeafCategories(context.db, text, page);
+      return connectionOf(page, rows.map(scoped<CategoryRow>(scope)), () =>
+        countLeafCategoriesMatching(context.db, text),
+      );
     },
   }),
 );

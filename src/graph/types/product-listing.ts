@@ -1,7 +1,8 @@
 /**
- * Product lists: the `products` root field (by ids, by GTINs, or the market's listing with
- * category and price-trend filters) and a category's products. Listings hold only products
- * with an available offer in the market; lookups by id or GTIN find any known product.
+ * Product lists: the `products` root field (by ids, by GTINs, or the market's listing with a
+ * text query, category and price-trend filters) and a category's products. Listings hold
+ * only products with an available offer in the market; lookups by id or GTIN find any known
+ * product.
  */
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import {
@@ -12,9 +13,21 @@ import {
   type ListingFilter,
   type ListingOrder,
 } from '../../db/repositories/product-listing.ts';
+import {
+  countSearchMatches,
+  isTextSearchConfig,
+  MAX_QUERY_LENGTH,
+  MAX_QUERY_TERMS,
+  searchProductIds,
+  searchTermOf,
+  splitQuery,
+  type SearchOrder,
+  type TextSearch,
+} from '../../db/repositories/product-search.ts';
 import { findProductIdsByGtins } from '../../db/repositories/products.ts';
 import { badUserInput } from '../../errors.ts';
 import type { RequestContext } from '../../context.ts';
+import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { groupByKey } from '../grouping.ts';
 import { connectionOf, offsetPage, type OffsetPage } from '../pagination.ts';
@@ -30,13 +43,21 @@ const MAX_GTINS = 10;
 export const ProductOrderEnum = builder.enumType('ProductOrder', {
   description: 'Order of a product list.',
   values: {
-    POPULARITY: { value: 'POPULARITY' as const, description: 'Most popular first (the default).' },
+    RELEVANCE: {
+      value: 'RELEVANCE' as const,
+      description:
+        'Best match of the text `query` first, then the most popular: products whose name has every term as a word (after stemming), then those where every term starts a word, then those matching some term only by similarity (typos). Only with a `query`, where it is the default.',
+    },
+    POPULARITY: {
+      value: 'POPULARITY' as const,
+      description: 'Most popular first (the default without a `query`).',
+    },
     PRICE: { value: 'PRICE' as const, description: 'Lowest current price first.' },
     PRICE_TREND: {
       value: 'PRICE_TREND' as const,
       description: 'Best price trend (furthest below the 90-day average) first, then popularity.',
     },
-  } satisfies Record<ListingOrder, unknown>,
+  } satisfies Record<SearchOrder, unknown>,
 });
 
 export const PriceTrendFilter = builder.inputType('PriceTrendFilter', {
@@ -58,6 +79,43 @@ function checkPriceTrend(bounds: { gte?: number | null; lte?: number | null } | 
       );
     }
   }
+}
+
+/**
+ * The text search a `query` asks for in the market's language, or undefined for a blank
+ * query (no text filter). The language comes from the markets table and is checked against
+ * the indexed ones, because it is written into the SQL as a constant.
+ */
+async function textSearchOf(
+  context: RequestContext,
+  market: MarketCode,
+  query: string | null | undefined,
+): Promise<TextSearch | undefined> {
+  if (query == null || query.trim() === '') return undefined;
+  if ([...query.trim()].length > MAX_QUERY_LENGTH) {
+    throw badUserInput(`query must be at most ${MAX_QUERY_LENGTH} characters`, 'query', 'too_long');
+  }
+  const typed = splitQuery(query);
+  if (typed.length > MAX_QUERY_TERMS) {
+    throw badUserInput(
+      `query must have at most ${MAX_QUERY_TERMS} space-separated terms, not ${typed.length}`,
+      'query',
+      'too_many_terms',
+    );
+  }
+  const config = String((await context.markets.get(market)).search_config);
+  if (!isTextSearchConfig(config)) {
+    throw new Error(`market ${market} has text-search config ${config}, which has no index`);
+  }
+  return { config, terms: typed.flatMap((term) => searchTermOf(term) ?? []) };
+}
+
+/** An order without a text query: RELEVANCE needs one. */
+function listingOrderOf(orderBy: SearchOrder | null | undefined): ListingOrder {
+  if (orderBy === 'RELEVANCE') {
+    throw badUserInput('orderBy RELEVANCE needs a query', 'orderBy', 'needs_query');
+  }
+  return orderBy ?? 'POPULARITY';
 }
 
 /** Resolves ids and GTINs to known products, in the order given, duplicates collapsed. */
@@ -83,20 +141,23 @@ async function lookUpProducts(
 builder.queryField('products', (t) =>
   t.field({
     type: ProductConnection,
-    description: `Products of a market. With \`ids\` (≤ ${MAX_IDS}) or \`gtins\` (≤ ${MAX_GTINS}): those products, in the order given, duplicates collapsed, unknown ones left out. Otherwise: the products with an available offer in the market, filtered and ordered (at most ${PRODUCT_PAGE_LIMITS.maxSize} per page).`,
+    description: `Products of a market. With \`ids\` (≤ ${MAX_IDS}) or \`gtins\` (≤ ${MAX_GTINS}): those products, in the order given, duplicates collapsed, unknown ones left out. Otherwise: the products with an available offer in the market, matching the text \`query\` and the filters, ordered (at most ${PRODUCT_PAGE_LIMITS.maxSize} per page).`,
     args: {
       ...scopeArgs,
       ...t.arg.connectionArgs(),
       ids: t.arg.intList({ description: `Numeric product ids (at most ${MAX_IDS}).` }),
       gtins: t.arg.stringList({ description: `GTINs (at most ${MAX_GTINS}).` }),
+      query: t.arg.string({
+        description: `Text to find in product names: at most ${MAX_QUERY_TERMS} space-separated terms, ${MAX_QUERY_LENGTH} characters. A product matches when every term matches a word of its name, by the market language's stemming (Swedish in se, Norwegian in no, Danish in dk, Finnish in fi, French in fr, English in gb and nz), as a word prefix, or by similarity (typos). Punctuation separates words. A blank query is no filter.`,
+      }),
       category: t.arg.string({
         description: 'A category id or slug: keep products of that category and those below it.',
       }),
       priceTrend: t.arg({ type: PriceTrendFilter, description: 'Bounds on the price trend.' }),
       orderBy: t.arg({
         type: ProductOrderEnum,
-        defaultValue: 'POPULARITY',
-        description: 'The order of the list (not with ids or gtins).',
+        description:
+          'The order of the list (not with ids or gtins). Default: RELEVANCE with a query, else POPULARITY.',
       }),
     },
     resolve: async (_root, args, context) => {
@@ -108,7 +169,7 @@ builder.queryField('products', (t) =>
         if (ids.length > MAX_IDS) throw badUserInput(`at most ${MAX_IDS} ids`, 'ids', 'too_many');
         if (gtins.length > MAX_GTINS)
           throw badUserInput(`at most ${MAX_GTINS} gtins`, 'gtins', 'too_many');
-        if (args.category != null || args.priceTrend != null) {
+        if (args.category != null || args.priceTrend != null || args.query != null) {
           throw badUserInput('ids and gtins take no other filter', 'ids', 'exclusive');
         }
         const products = await lookUpProducts(context, scope, ids, gtins);
@@ -120,21 +181,33 @@ builder.queryField('products', (t) =>
       }
 
       checkPriceTrend(args.priceTrend);
+      const text = await textSearchOf(context, scope.market, args.query);
       const filter: ListingFilter = {
         market: scope.market,
         priceTrend: args.priceTrend ?? undefined,
       };
       if (args.category != null)
         filter.categoryId = (await categoryIdOf(context, args.category)).id;
-      const order = args.orderBy ?? 'POPULARITY';
-      const ids = await listProductIds(context.db, filter, order, page);
+      const ids =
+        text === undefined
+          ? await listProductIds(context.db, filter, listingOrderOf(args.orderBy), page)
+          : await searchProductIds(
+              context.db,
+              { ...filter, text },
+              args.orderBy ?? 'RELEVANCE',
+              page,
+            );
       const products = await ProductRef.getDataloader(context).loadMany(
         ids.map((id) => `${scope.market}:${id}`),
       );
       const listed = products.flatMap((p) =>
         p && !(p instanceof Error) ? [{ row: p.row, scope }] : [],
       );
-      return connectionOf(page, listed, () => countProducts(context.db, filter));
+      return connectionOf(page, listed, () =>
+        text === undefined
+          ? countProducts(context.db, filter)
+          : countSearchMatches(context.db, { ...filter, text }),
+      );
     },
   }),
 );
@@ -161,22 +234,17 @@ builder.objectField(CategoryRef, 'products', (t) =>
       orderBy: t.arg({
         type: ProductOrderEnum,
         defaultValue: 'POPULARITY',
-        description: 'The order of the list.',
+        description: 'The order of the list (not RELEVANCE: there is no query here).',
       }),
     },
     load: async (categories: CategoryParent[], context, args) => {
       checkPriceTrend(args.priceTrend);
+      const order = listingOrderOf(args.orderBy);
       const page: OffsetPage = offsetPage(args as DefaultConnectionArguments, PRODUCT_PAGE_LIMITS);
       const market = categories[0]!.scope.market;
       const filter: ListingFilter = { market, priceTrend: args.priceTrend ?? undefined };
       const categoryIds = categories.map((c) => c.row.id);
-      const rows = await listProductIdsInCategories(
-        context.db,
-        categoryIds,
-        filter,
-        args.orderBy ?? 'POPULARITY',
-        page,
-      );
+      const rows = await listProductIdsInCategories(context.db, categoryIds, filter, order, page);
       const products = await ProductRef.getDataloader(context).loadMany(
         rows.map((row) => `${market}:${row.product_id}`),
       );
