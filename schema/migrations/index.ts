@@ -4,7 +4,9 @@
  */
 import type { Migration } from 'kysely';
 import * as catalogue from './0001_catalogue.ts';
+import * as priceTrendOrderIndex from './0002_price_trend_order_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
+  '0002_price_trend_order_index': priceTrendOrderIndex,
 };
