@@ -203,7 +203,11 @@ builder.objectField(ProductRef, 'category', (t) =>
         products.map((p) => p.categoryId),
         rows,
         (row) => row.id,
-      ).map((row, index) => (row ? { row, scope: products[index]!.scope } : null));
+      ).map((row, index) =>
+        row
+          ? { row, scope: products[index]!.scope }
+          : new Error(`category ${products[index]!.categoryId} is missing`),
+      );
     },
     loaderOptions: {
       cacheKeyFn: (p: { categoryId: number; scope: Scope }) =>
