@@ -83,18 +83,18 @@ export const PRODUCT_PAGE = /* GraphQL */ `
   }
 `;
 
-/* The catalogue has no free-text argument on products yet: this "search" narrows by category
-   and orders by price, which is what a search result page does after its text match. */
 export const SEARCH = /* GraphQL */ `
-  # Search: products of a market in a category (slug or id), cheapest first, a page at a time
-  # (pass pageInfo.endCursor as $after for the next page).
+  # Search: products whose names match every term (in the market's language, by prefix, with
+  # typos forgiven), best match first; narrow with a category (slug or id). For the next page,
+  # pass pageInfo.endCursor as $after.
   query Search(
     $market: Market! = SE
-    $category: String = "electronics"
+    $query: String = "samsung"
+    $category: String
     $first: Int = 10
     $after: String
   ) {
-    products(market: $market, category: $category, orderBy: PRICE, first: $first, after: $after) {
+    products(market: $market, query: $query, category: $category, first: $first, after: $after) {
       totalCount
       pageInfo {
         hasNextPage
