@@ -430,16 +430,52 @@ describe(`text search on ${databaseKind}`, () => {
       });
     });
 
-    it('rejects an empty query, an over-long query and a page over 30', async () => {
+    it('rejects an empty query, an over-long query and a page over 100', async () => {
       for (const variables of [
         { query: '' },
         { query: '   ' },
         { query: 'x'.repeat(201) },
-        { query: 'bags', first: 31 },
+        { query: 'bags', first: 101 },
       ]) {
         const { status, body } = await graphql(CATEGORIES_QUERY, variables);
         expect(status).toBeLessThan(500);
         expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      }
+    });
+
+    it('lists every category, parents before children, without a query', async () => {
+      const { body } = await graphql(/* GraphQL */ `
+        {
+          categories(market: SE, first: 100) {
+            totalCount
+            edges {
+              node {
+                categoryId
+                parent {
+                  categoryId
+                }
+              }
+            }
+          }
+        }
+      `);
+      const listed = body.data.categories.edges.map(
+        (edge: { node: { categoryId: number; parent: { categoryId: number } | null } }) =>
+          edge.node,
+      );
+      const stored = await database.db
+        .selectFrom('categories')
+        .select('id')
+        .orderBy('id')
+        .execute();
+      expect(listed.map((node: { categoryId: number }) => node.categoryId)).toEqual(
+        stored.map((row) => row.id),
+      );
+      expect(body.data.categories.totalCount).toBe(stored.length);
+      const seen = new Set<number>();
+      for (const node of listed) {
+        if (node.parent) expect(seen.has(node.parent.categoryId)).toBe(true);
+        seen.add(node.categoryId);
       }
     });
   });

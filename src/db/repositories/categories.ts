@@ -138,3 +138,22 @@ export async function countLeafCategoriesMatching(
      where c.is_leaf and ${categoryMatches(text)}`.execute(db);
   return rows[0]?.total ?? 0;
 }
+
+/** Every category, parents before children (ids ascend from the root), one page. */
+export function listCategories(db: Kysely<Database>, page: { offset: number; limit: number }) {
+  return db
+    .selectFrom('categories')
+    .selectAll()
+    .orderBy('id')
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+}
+
+export async function countCategories(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('categories')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}

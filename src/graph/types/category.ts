@@ -5,7 +5,9 @@
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
 import {
+  countCategories,
   countLeafCategoriesMatching,
+  listCategories,
   findAncestors,
   findCategoriesByIds,
   findCategoriesBySlugs,
@@ -251,7 +253,7 @@ builder.queryField('category', (t) =>
 );
 
 /** The bounds of the REST categories endpoint (spec 4.4), which pages through this field. */
-export const CATEGORY_SEARCH_PAGE_LIMITS = { defaultSize: 5, maxSize: 30 } as const;
+export const CATEGORY_SEARCH_PAGE_LIMITS = { defaultSize: 5, maxSize: 100 } as const;
 
 const CategoryConnection = builder.connectionObject({
   type: CategoryRef,
@@ -271,18 +273,23 @@ function categorySearchTextOf(query: string): string {
 builder.queryField('categories', (t) =>
   t.field({
     type: CategoryConnection,
-    description: `Leaf categories (those products belong to) whose name or slug matches a text: the name starts with it, or a word of the name is similar to it (prefixes, typos). Best match first, then by name; at most ${CATEGORY_SEARCH_PAGE_LIMITS.maxSize} per page. A category's id or slug can be passed as \`category\` to \`products\`.`,
+    description: `With \`query\`: the leaf categories (those products belong to) whose name or slug matches it: the name starts with it, or a word of the name is similar to it (prefixes, typos); best match first, then by name. Without: every category of the tree, parents before children. At most ${CATEGORY_SEARCH_PAGE_LIMITS.maxSize} per page. A category's id or slug can be passed as \`category\` to \`products\`.`,
     args: {
       ...scopeArgs,
       ...t.arg.connectionArgs(),
       query: t.arg.string({
-        required: true,
         description: `Text to find in category names (not blank, at most ${MAX_QUERY_LENGTH} characters; punctuation separates words).`,
       }),
     },
     resolve: async (_root, args, context) => {
       const scope = scopeFromArgs(args);
       const page = offsetPage(args, CATEGORY_SEARCH_PAGE_LIMITS);
+      if (args.query == null) {
+        const rows = await listCategories(context.db, page);
+        return connectionOf(page, rows.map(scoped<CategoryRow>(scope)), () =>
+          countCategories(context.db),
+        );
+      }
       const text = categorySearchTextOf(args.query);
       if (text === '') return connectionOf(page, [], 0);
       const rows = await searchLeafCategories(context.db, text, page);

@@ -17,6 +17,7 @@ import {
   OFFERS_PATH,
 } from '../shapes.ts';
 import {
+  allCategoriesPage,
   categoryProductsPage,
   definedVariables,
   scopeVariables,
@@ -232,6 +233,29 @@ export const genericProductRoute: RestRoute = {
   }),
   respond: (input) => single(input, 'product'),
   responseSchema: singleSchema,
+};
+
+export const genericCategoriesRoute: RestRoute = {
+  id: 'genericCategories',
+  method: 'GET',
+  path: '/v1/categories',
+  summary: 'Every category',
+  description: 'The category tree, parents before children, in the generic envelope.',
+  tag: 'Generic resources',
+  auth: 'optional',
+  params: genericParams,
+  resource: genericCategory(''),
+  unknownNameStatus: 422,
+  plan: (params) => ({
+    shape: allCategoriesPage,
+    shapeKey: 'list',
+    variables: definedVariables({
+      ...scopeVariables(params),
+      ...connectionVariables(pagingOf(params)),
+    }),
+  }),
+  respond: (input) => ({ status: 200, body: genericEnvelope(input) }),
+  responseSchema: listSchema,
 };
 
 export const genericCategoryRoute: RestRoute = {

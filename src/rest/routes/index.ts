@@ -2,6 +2,7 @@
 import type { RestRoute } from '../route.ts';
 import { categoriesRoute } from './categories.ts';
 import {
+  genericCategoriesRoute,
   genericCategoryProductsRoute,
   genericCategoryRoute,
   genericProductRoute,
@@ -20,6 +21,7 @@ export const restRoutes: readonly RestRoute[] = [
   productsByIdRoute,
   genericProductsRoute,
   genericProductRoute,
+  genericCategoriesRoute,
   genericCategoryRoute,
   genericCategoryProductsRoute,
 ];

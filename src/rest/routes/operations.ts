@@ -38,6 +38,14 @@ export const categoriesPage: OperationShape = {
   items: 'edges.node',
 };
 
+/** A page of every category, with the total the generic convention reports. */
+export const allCategoriesPage: OperationShape = {
+  variables: '$market: Market!, $first: Int, $after: String',
+  root: 'categories(market: $market, first: $first, after: $after)',
+  envelope: [...PAGE_INFO_PATHS, 'totalCount'],
+  items: 'edges.node',
+};
+
 /** One category by id. */
 export const singleCategory: OperationShape = {
   variables: '$market: Market!, $id: Int!, $ref: String',
