@@ -3,12 +3,11 @@
  * field inherits the root field's market and ref, and compared with the raw tables, no
  * unavailable offer shows anywhere.
  */
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { refreshProductMarketSummaries } from '../../src/db/repositories/product-market-summaries.ts';
 import type { OffersTable } from '../../src/db/types.ts';
 import { MARKET_CURRENCY, type MarketCode } from '../../src/markets.ts';
-import type { Insertable } from 'kysely';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
 const catalogue = useSeededCatalogue();
