@@ -25,6 +25,8 @@ import { RestEngine } from './rest/engine.ts';
 import { handleTokenRequest, TOKEN_PATH } from './rest/token-endpoint.ts';
 import { errorResponse, jsonResponse } from './rest/http.ts';
 import { restRoutes } from './rest/routes/index.ts';
+import { buildOpenApiDocument, packageVersion } from './rest/openapi.ts';
+import { createDocsPages, DOCS_PATH, OPENAPI_PATH } from './rest/docs-page.ts';
 
 export interface AppDependencies {
   config: Config;
@@ -67,6 +69,10 @@ export function createApp({ config, database, logger }: AppDependencies) {
       : rejectInvalidToken(caller, requestId),
   );
   const limiter = createRateLimiterFromConfig(config);
+  // The OpenAPI document of the routes served here, built once; /docs browses it.
+  const docs = createDocsPages(
+    JSON.stringify(buildOpenApiDocument(restRoutes, { version: packageVersion() })),
+  );
 
   async function route(request: Request, url: URL, requestId: string, clientIp?: string) {
     switch (url.pathname) {
@@ -74,6 +80,15 @@ export function createApp({ config, database, logger }: AppDependencies) {
         return jsonResponse(200, { status: 'ok' });
       case '/readyz':
         return readiness();
+    }
+    if (url.pathname === OPENAPI_PATH || url.pathname.startsWith(DOCS_PATH)) {
+      const page = await docs.answer(url.pathname);
+      if (page && request.method !== 'GET' && request.method !== 'HEAD') {
+        return errorResponse(405, `${request.method} is not allowed here`, requestId, {
+          headers: { allow: 'GET, HEAD' },
+        });
+      }
+      if (page) return page;
     }
     const caller = await authenticate(request, config);
     const decision = limiter.take(rateLimitSubject(caller, clientIp));

@@ -1,20 +1,34 @@
 /**
- * The schema as SDL, for schema/schema.graphql: printed from the code, sorted
- * lexicographically so that the order types and fields register in (import order, one file
- * per type) never shows up as a change; only a real change to the API does.
+ * The committed API descriptions, printed from the code:
+ * - schema/schema.graphql, the schema as SDL, sorted lexicographically so that the order
+ *   types and fields register in (import order, one file per type) never shows up as a
+ *   change; only a real change to the API does;
+ * - docs/openapi.json, the REST layer's OpenAPI document (src/rest/openapi.ts), formatted as
+ *   prettier formats it, so that `npm run format:check` agrees with it.
  *
- *   tsx src/graph/print-schema.ts          writes schema/schema.graphql
- *   tsx src/graph/print-schema.ts --check  exits 1 when the committed file differs
+ *   tsx src/graph/print-schema.ts          writes both files
+ *   tsx src/graph/print-schema.ts --check  exits 1 when a committed file differs
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { lexicographicSortSchema, printSchema } from 'graphql';
+import { format, resolveConfig } from 'prettier';
+import { buildOpenApiDocument, packageVersion } from '../rest/openapi.ts';
+import { restRoutes } from '../rest/routes/index.ts';
 import { schema } from './schema.ts';
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../../schema/schema.graphql', import.meta.url));
+export const OPENAPI_FILE = fileURLToPath(new URL('../../docs/openapi.json', import.meta.url));
 
 export function printedSchema(): string {
   return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}
+
+/** The OpenAPI document as docs/openapi.json holds it: formatted by prettier. */
+export async function printedOpenApi(): Promise<string> {
+  const document = buildOpenApiDocument(restRoutes, { version: packageVersion() });
+  const options = await resolveConfig(OPENAPI_FILE);
+  return format(JSON.stringify(document), { ...options, filepath: OPENAPI_FILE });
 }
 
 /**
@@ -38,25 +52,45 @@ export function firstDifference(committed: string, printed: string): string {
   ].join('\n');
 }
 
+interface Printed {
+  /** The path in messages, relative to the repository. */
+  name: string;
+  file: string;
+  text: string;
+}
+
+async function printedFiles(): Promise<Printed[]> {
+  return [
+    { name: 'schema/schema.graphql', file: SCHEMA_FILE, text: printedSchema() },
+    { name: 'docs/openapi.json', file: OPENAPI_FILE, text: await printedOpenApi() },
+  ];
+}
+
 async function main(check: boolean): Promise<number> {
-  const printed = printedSchema();
+  const printed = await printedFiles();
   if (!check) {
-    await writeFile(SCHEMA_FILE, printed);
-    console.log(`wrote ${SCHEMA_FILE}`);
+    for (const { file, text } of printed) {
+      await writeFile(file, text);
+      console.log(`wrote ${file}`);
+    }
     return 0;
   }
-  const committed = await readFile(SCHEMA_FILE, 'utf8').catch(() => null);
-  if (committed === printed) {
-    console.log('schema/schema.graphql is up to date');
-    return 0;
+  let status = 0;
+  for (const { name, file, text } of printed) {
+    const committed = await readFile(file, 'utf8').catch(() => null);
+    if (committed === text) {
+      console.log(`${name} is up to date`);
+      continue;
+    }
+    console.error(
+      committed === null
+        ? `${name} is missing.`
+        : `${name} differs from what the code builds (- committed, + code), ${firstDifference(committed, text)}\n`,
+    );
+    console.error(`Run \`npm run schema:print\` and commit ${name}.`);
+    status = 1;
   }
-  console.error(
-    committed === null
-      ? 'schema/schema.graphql is missing.'
-      : `schema/schema.graphql differs from the schema the code builds (- committed, + code), ${firstDifference(committed, printed)}\n`,
-  );
-  console.error('Run `npm run schema:print` and commit schema/schema.graphql.');
-  return 1;
+  return status;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
