@@ -4,6 +4,7 @@
  */
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
+import { databaseConnectionFailure } from './db/connection-errors.ts';
 
 export const ERROR_STATUS = {
   BAD_USER_INPUT: 400,
@@ -43,17 +44,26 @@ export function badUserInput(message: string, parameter: string, reason = 'inval
 }
 
 /**
- * yoga's error masking: the service's own errors pass as they are, Pothos's argument
- * validation (malformed global ids and cursors) becomes BAD_USER_INPUT, and anything else is
- * an unexpected defect: logged by yoga, answered with a generic message.
+ * yoga's error masking: the service's own errors pass as they are; graphql-js's errors about
+ * the request and Pothos's argument validation (malformed global ids and cursors) become
+ * BAD_USER_INPUT; anything else is an unexpected defect: logged by yoga, answered with a
+ * generic message.
  */
 export function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-  if (original instanceof GraphQLError && typeof original.extensions.code === 'string') {
-    return error as Error;
+  if (original instanceof GraphQLError) {
+    if (typeof original.extensions.code === 'string') return error as Error;
+    // graphql-js's errors before execution (a variable of the wrong type, say) are the
+    // client's; one at a field path (a null for a non-null field) is a defect of ours.
+    if (original.path === undefined) {
+      return locatedLike(error, serviceError('BAD_USER_INPUT', original.message));
+    }
   }
   if (original instanceof PothosValidationError) {
     return locatedLike(error, serviceError('BAD_USER_INPUT', original.message));
+  }
+  if (databaseConnectionFailure(original) !== undefined) {
+    return locatedLike(error, serviceError('SERVICE_UNAVAILABLE', 'the catalogue is unavailable'));
   }
   return locatedLike(error, serviceError('INTERNAL_SERVER_ERROR', message));
 }

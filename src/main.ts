@@ -17,6 +17,7 @@ import {
 } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/client.ts';
 import { isCatalogueEmpty, prepareDatabase } from './db/bootstrap.ts';
+import { databaseConnectionFailure } from './db/connection-errors.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { DEFAULT_SEED, seedCatalogue } from '../seeds/index.ts';
@@ -135,32 +136,12 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ECONNRESET',
-]);
-
-/** The network error at the root of a failure to reach the database, if that is what it is. */
-function connectionFailure(error: unknown): string | undefined {
-  for (let current = error; current instanceof Error; current = current.cause) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return code;
-    if (/timeout exceeded when trying to connect/i.test(current.message)) return 'timeout';
-    // An AggregateError (IPv4 and IPv6 both refused) holds the codes in its errors.
-    if (current instanceof AggregateError) return connectionFailure(current.errors[0]);
-  }
-  return undefined;
-}
-
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof UsageError) {
     console.error(error.message);
     process.exit(2);
   }
-  const unreachable = connectionFailure(error);
+  const unreachable = databaseConnectionFailure(error);
   if (unreachable !== undefined) {
     // The 'opening database' line logged just before names which database.
     console.error(`cannot reach the database: ${unreachable}`);

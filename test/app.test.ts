@@ -75,8 +75,8 @@ describe(`health and readiness on ${databaseKind}`, () => {
   });
 });
 
-describe('readiness without a database', () => {
-  it('is 503 when the database cannot be reached', async () => {
+describe('without a database', () => {
+  it('answers 503 to readiness, REST and GraphQL when the database cannot be reached', async () => {
     const { openDatabase } = await import('../src/db/client.ts');
     const unreachable = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/none' });
     const app = createApp({
@@ -91,6 +91,23 @@ describe('readiness without a database', () => {
         status: 'unavailable',
         reason: 'database unreachable',
       });
+
+      const rest = await app.fetch(new Request('http://test/suggestions?market=se'));
+      expect(rest.status).toBe(503);
+      expect(rest.headers.get('retry-after')).toBe('5');
+      expect(await rest.json()).toMatchObject({
+        error: { code: 'http.503', message: 'the catalogue is unavailable' },
+      });
+
+      const graphql = await app.fetch(
+        new Request('http://test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ markets { code } }' }),
+        }),
+      );
+      const body = (await graphql.json()) as { errors: { extensions: { code: string } }[] };
+      expect(body.errors[0]?.extensions.code).toBe('SERVICE_UNAVAILABLE');
     } finally {
       await unreachable.close();
     }

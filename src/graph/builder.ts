@@ -4,8 +4,12 @@
  */
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
-import RelayPlugin from '@pothos/plugin-relay';
+import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
+import { badUserInput } from '../errors.ts';
 import type { RequestContext } from '../context.ts';
+
+/** The types implementing Node (test/graph/schema.test.ts keeps this list complete). */
+export const NODE_TYPES = new Set(['Product', 'Offer', 'Shop', 'Brand', 'Category']);
 
 /** A connection's total: a number, or a thunk run only when a client selects `totalCount`. */
 export type TotalCount = number | (() => Promise<number>);
@@ -27,6 +31,14 @@ export const builder = new SchemaBuilder<{
   plugins: [RelayPlugin, DataloaderPlugin],
   defaultFieldNullability: false,
   relay: {
+    // A well-formed id of a type that is not a node is the client's mistake, not ours.
+    decodeGlobalID: (globalID: string) => {
+      const decoded = decodeGlobalID(globalID);
+      if (!NODE_TYPES.has(decoded.typename)) {
+        throw badUserInput(`not an id of this API: ${globalID}`, 'id', 'malformed_id');
+      }
+      return decoded;
+    },
     idFieldOptions: { description: 'Opaque global id (Relay Node), stable across requests.' },
     nodeQueryOptions: {
       description: 'Any object by its global id.',

@@ -26,6 +26,8 @@ import {
 } from './resources.ts';
 import type { RestRoute } from './route.ts';
 
+const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+
 /** Data routes may be cached briefly by clients and shared caches (partner answers: privately). */
 const CACHE_CONTROL = { public: 'public, max-age=30', private: 'private, max-age=30' } as const;
 
@@ -139,7 +141,9 @@ export class RestEngine {
         const [worst] = [...result.errors].sort((a, b) => statusOf(b, route) - statusOf(a, route));
         const status = statusOf(worst!, route);
         const details = (worst!.extensions?.details ?? []) as ErrorDetail[];
-        return fail(status, status >= 500 ? 'internal error' : worst!.message, details);
+        // A database that cannot be reached is worth retrying soon (decisions 3).
+        if (status === 503) headers['retry-after'] = String(RETRY_AFTER_UNAVAILABLE_SECONDS);
+        return fail(status, status === 500 ? 'internal error' : worst!.message, details);
       }
 
       const rootKey = responseKeys(plan.shape.root)[0]!;

@@ -459,7 +459,7 @@ describe(`text search on ${databaseKind}`, () => {
           }
         }
       `);
-      const listed = body.data.categories.edges.map(
+      const listed = body.data!.categories.edges.map(
         (edge: { node: { categoryId: number; parent: { categoryId: number } | null } }) =>
           edge.node,
       );
@@ -471,7 +471,7 @@ describe(`text search on ${databaseKind}`, () => {
       expect(listed.map((node: { categoryId: number }) => node.categoryId)).toEqual(
         stored.map((row) => row.id),
       );
-      expect(body.data.categories.totalCount).toBe(stored.length);
+      expect(body.data!.categories.totalCount).toBe(stored.length);
       const seen = new Set<number>();
       for (const node of listed) {
         if (node.parent) expect(seen.has(node.parent.categoryId)).toBe(true);

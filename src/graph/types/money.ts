@@ -1,13 +1,17 @@
 /** Prices: an amount in its market's currency, with or without a validity period. */
-import { CURRENCIES, type Currency } from '../../db/types.ts';
+import type { Currency } from '../../db/types.ts';
 import { builder } from '../builder.ts';
 
 export const CurrencyEnum = builder.enumType('Currency', {
   description: 'ISO 4217 currency code; each market has exactly one.',
-  values: Object.fromEntries(CURRENCIES.map((code) => [code, { value: code }])) as Record<
-    Currency,
-    { value: Currency }
-  >,
+  values: {
+    SEK: { description: 'Swedish krona (se).' },
+    NOK: { description: 'Norwegian krone (no).' },
+    DKK: { description: 'Danish krone (dk).' },
+    EUR: { description: 'Euro (fi, fr).' },
+    GBP: { description: 'Pound sterling (gb).' },
+    NZD: { description: 'New Zealand dollar (nz).' },
+  } satisfies Record<Currency, { description: string }>,
 });
 
 export interface MoneyShape {

@@ -29,12 +29,24 @@ export const OFFER_PAGE_LIMITS = { defaultSize: 20, maxSize: 100 } as const;
 export const StockStatusEnum = builder.enumType('StockStatus', {
   description:
     'Stock state reported by the shop. Offers OUT_OF_STOCK are never returned; UNKNOWN ones are.',
-  values: STOCK_STATUSES,
+  values: {
+    IN_STOCK: { description: 'In stock at the shop.' },
+    LIMITED_STOCK: { description: 'Few items left.' },
+    PREORDER: { description: 'Can be ordered before release.' },
+    INCOMING: { description: 'On its way to the shop.' },
+    UNKNOWN: { description: 'The shop does not say (the offer is still available).' },
+    OUT_OF_STOCK: { description: 'Out of stock: such offers are never returned.' },
+  } satisfies Record<(typeof STOCK_STATUSES)[number], { description: string }>,
 });
 
 export const ProductConditionEnum = builder.enumType('ProductCondition', {
   description: 'Condition of the item an offer sells.',
-  values: PRODUCT_CONDITIONS,
+  values: {
+    CONDITION_NEW: { description: 'New.' },
+    CONDITION_USED: { description: 'Used.' },
+    CONDITION_REFURBISHED: { description: 'Refurbished.' },
+    CONDITION_DEMO: { description: 'Demonstration unit.' },
+  } satisfies Record<(typeof PRODUCT_CONDITIONS)[number], { description: string }>,
 });
 
 export const OfferOrderEnum = builder.enumType('OfferOrder', {
@@ -258,9 +270,20 @@ builder.objectFields(ProductRef, (t) => ({
         limit: page.limit,
         order: args.orderBy ?? 'PRICE',
       });
-      return groupByKey(products.map(productRowKey), rows, rowKey).map((group, index) =>
-        connectionOf(page, group.map(offerIn(products[index]!)), group[0]?.total ?? 0),
-      );
+      // Each row carries its product's total; a page past the end has no row to carry it,
+      // so those products are counted on demand, all in one statement.
+      let counts: Promise<Map<string, number>> | undefined;
+      const countOffers = async (product: ProductParent) => {
+        counts ??= summariseAvailableOffers(context.db, products.map(productMarketKey)).then(
+          (summaries) => new Map(summaries.map((row) => [rowKey(row), row.offer_count])),
+        );
+        return (await counts).get(productRowKey(product)) ?? 0;
+      };
+      return groupByKey(products.map(productRowKey), rows, rowKey).map((group, index) => {
+        const product = products[index]!;
+        const total = group[0]?.total ?? (page.offset > 0 ? () => countOffers(product) : 0);
+        return connectionOf(page, group.map(offerIn(product)), total);
+      });
     },
     loaderOptions: { cacheKeyFn: scopeKey },
     resolve: (product) => product,

@@ -212,7 +212,7 @@ builder.queryField('products', (t) =>
   }),
 );
 
-/** A category given as numeric id or slug, or a NOT_FOUND naming it. */
+/** A category given as numeric id or slug; an unknown one is a BAD_USER_INPUT naming it. */
 async function categoryIdOf(context: RequestContext, reference: string) {
   const row = /^\d+$/.test(reference)
     ? await findCategoryByReference(context, { id: Number(reference) })
