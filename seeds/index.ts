@@ -18,7 +18,8 @@ import { REFERENCE_TIMESTAMP, SEED_REFERENCE_DATE } from './calendar.ts';
 import { buildFrame, type CatalogueFrame } from './frame.ts';
 import { CatalogueGenerator, type ProductSinks } from './generate/catalogue.ts';
 import { completeCatalogue, withClient } from './load/complete.ts';
-import { copyLine, TableText } from './load/copy-text.ts';
+import { CopyBuffer } from './load/copy-buffer.ts';
+import { copyLine } from './load/copy-text.ts';
 import {
   closeJournal,
   deferDefinitions,
@@ -28,12 +29,7 @@ import {
 import { chooseWriter, openTableWriter, type TableWriter } from './load/table-writers.ts';
 import { createProgress, type Progress } from './progress.ts';
 import { SCALES } from './scales.ts';
-import {
-  CATALOGUE_TABLES,
-  PRODUCT_TABLES,
-  REFERENCE_TABLES,
-  type GeneratedTable,
-} from './tables.ts';
+import { CATALOGUE_TABLES, PRODUCT_TABLES, REFERENCE_TABLES } from './tables.ts';
 
 export { SEED_REFERENCE_DATE } from './calendar.ts';
 
@@ -141,8 +137,8 @@ async function loadCatalogue(
 
   const generator = new CatalogueGenerator(frame);
   const texts = Object.fromEntries(
-    PRODUCT_TABLES.map((table) => [table, new TableText()]),
-  ) as ProductSinks & Record<GeneratedTable, TableText>;
+    PRODUCT_TABLES.map((table) => [table, new CopyBuffer()]),
+  ) as ProductSinks;
   const writer = await openTableWriter(database, kind, PRODUCT_TABLES);
   const total = generator.productCount;
   progress.phase('products', total, 'products');

@@ -5,10 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { MARKET_CODES } from '../src/markets.ts';
 import { formatCents, roundShopPrice } from '../seeds/economics.ts';
 import { buildFrame, slugify, type MarketRow } from '../seeds/frame.ts';
-import { CatalogueGenerator } from '../seeds/generate/catalogue.ts';
+import { CatalogueGenerator, type ProductSinks } from '../seeds/generate/catalogue.ts';
 import { offerCountExponent } from '../seeds/generate/offers.ts';
 import { gtinCheckDigit, productGtin } from '../seeds/gtin.ts';
-import { copyLine, parseCopyText, TableText } from '../seeds/load/copy-text.ts';
+import { CopyBuffer } from '../seeds/load/copy-buffer.ts';
+import { copyLine, parseCopyText } from '../seeds/load/copy-text.ts';
 import { Random, WeightedPicker } from '../seeds/random.ts';
 import { SCALES } from '../seeds/scales.ts';
 import { PRODUCT_TABLES, TABLE_COLUMNS } from '../seeds/tables.ts';
@@ -28,10 +29,10 @@ const MARKETS: MarketRow[] = [
 function generate(seed: number, products: number): Record<string, string> {
   const frame = buildFrame(seed, { ...SCALES.sample, products }, MARKETS);
   const generator = new CatalogueGenerator(frame);
-  const texts = Object.fromEntries(PRODUCT_TABLES.map((table) => [table, new TableText()]));
-  for (let id = 1; id <= products; id++) {
-    generator.generate(id, texts as Record<(typeof PRODUCT_TABLES)[number], TableText>);
-  }
+  const texts = Object.fromEntries(
+    PRODUCT_TABLES.map((table) => [table, new CopyBuffer()]),
+  ) as ProductSinks;
+  for (let id = 1; id <= products; id++) generator.generate(id, texts);
   return Object.fromEntries(
     PRODUCT_TABLES.map((table) => [table, texts[table]?.take().toString('utf8') ?? '']),
   );
@@ -118,11 +119,16 @@ describe('seed COPY text', () => {
   });
 
   it('collects lines as UTF-8 bytes and hands them over once', () => {
-    const text = new TableText(4);
-    text.add('Göteborg\n');
-    text.add('Pokémon\n');
-    expect(text.rows).toBe(2);
-    expect(text.take().toString('utf8')).toBe('Göteborg\nPokémon\n');
+    const text = new CopyBuffer(4);
+    text.line('Göteborg\tPokémon');
+    text.int(-120).int(0).cents(123_405).cents(7).bool(true).null().str('ö').end();
+    text.rawByte(123);
+    const start = text.mark();
+    text.raw('1.00,').repeatSince(start, 3).drop(1).rawByte(125).rawByte(9).end();
+    expect(text.rows).toBe(3);
+    expect(text.take().toString('utf8')).toBe(
+      'Göteborg\tPokémon\n-120\t0\t1234.05\t0.07\tt\t\\N\tö\n{1.00,1.00,1.00}\n',
+    );
     expect(text.take().length).toBe(0);
   });
 });

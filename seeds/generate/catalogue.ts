@@ -3,13 +3,13 @@
  * and streaming: nothing is kept between products but the next offer id, so the memory use
  * does not grow with the scale.
  */
-import { HISTORY_FIRST_DAY, TimestampTable } from '../calendar.ts';
+import { TimestampTable } from '../calendar.ts';
 import type { CatalogueFrame } from '../frame.ts';
 import { productGtin } from '../gtin.ts';
 import { Random, STREAM } from '../random.ts';
-import type { LineSink } from '../load/copy-text.ts';
+import type { CopyBuffer } from '../load/copy-buffer.ts';
 import type { ProductTable } from '../tables.ts';
-import { priceHistoryLiteral } from './history.ts';
+import { writePriceHistory } from './history.ts';
 import {
   generateMarketOffers,
   offerCountExponent,
@@ -18,10 +18,10 @@ import {
   type OfferSinks,
   type OfferState,
 } from './offers.ts';
-import { draftProduct, productLine } from './product.ts';
-import { propertyRows } from './properties.ts';
+import { draftProduct, writeProduct } from './product.ts';
+import { writeProperties } from './properties.ts';
 
-export type ProductSinks = Record<ProductTable, LineSink>;
+export type ProductSinks = Record<ProductTable, CopyBuffer>;
 
 export class CatalogueGenerator {
   private readonly offerState: OfferState = { nextOfferId: 1 };
@@ -42,19 +42,18 @@ export class CatalogueGenerator {
   generate(productId: number, sinks: ProductSinks): void {
     const { frame } = this;
     const draft = draftProduct(frame, productId);
-    sinks.products.add(productLine(draft));
+    writeProduct(draft, sinks.products);
 
     const random = new Random(frame.seed, STREAM.gtins, productId);
     const draw = random.next();
     // Most products have one GTIN, some two (a regional variant), a few none at all.
     const gtins = draw < 0.05 ? 0 : draw < 0.8 ? 1 : 2;
     for (let index = 0; index < gtins; index++) {
-      sinks.gtins.add(
-        `${productGtin(productId, index, draft.brandIndex, this.gtinOffset)}\t${productId}\n`,
-      );
+      const gtin = productGtin(productId, index, draft.brandIndex, this.gtinOffset);
+      sinks.gtins.str(gtin).int(productId).end();
     }
 
-    propertyRows(draft, frame.seed, sinks.product_properties);
+    writeProperties(draft, frame.seed, sinks.product_properties);
 
     const offerSinks: OfferSinks = {
       offers: sinks.offers,
@@ -70,8 +69,13 @@ export class CatalogueGenerator {
         this.timestamps,
         offerSinks,
       );
-      const prices = priceHistoryLiteral(productId, market, frame.seed, offers.currentLowestCents);
-      sinks.price_history.add(`${productId}\t${market.code}\t${HISTORY_FIRST_DAY}\t${prices}\n`);
+      writePriceHistory(
+        productId,
+        market,
+        frame.seed,
+        offers.currentLowestCents,
+        sinks.price_history,
+      );
     }
   }
 }

@@ -8,8 +8,9 @@
  * mean lands on the trend the product was given; the trend itself is computed from these rows
  * by refreshProductMarketSummaries, never here.
  */
-import { HISTORY_DAYS } from '../calendar.ts';
-import { formatCents, roundShopPrice } from '../economics.ts';
+import { HISTORY_DAYS, HISTORY_FIRST_DAY } from '../calendar.ts';
+import { roundShopPrice } from '../economics.ts';
+import type { CopyBuffer } from '../load/copy-buffer.ts';
 import type { MarketFrame } from '../frame.ts';
 import { Random, STREAM } from '../random.ts';
 
@@ -17,12 +18,14 @@ import { Random, STREAM } from '../random.ts';
 const FELL = 0.14;
 const ROSE = 0.08;
 
-export function priceHistoryLiteral(
+/** Writes the price_history row: product, market, first day, the 90 prices. */
+export function writePriceHistory(
   productId: number,
   market: MarketFrame,
   seed: number,
   currentCents: number,
-): string {
+  out: CopyBuffer,
+): void {
   const random = new Random(seed, STREAM.history, productId, market.index);
   const kind = random.next();
   const trend =
@@ -42,8 +45,13 @@ export function priceHistoryLiteral(
   const earlier = priced - recent;
   const earlierLevel = (priced * targetMean - recent * currentCents) / earlier;
 
-  const parts: string[] = [];
-  if (missing > 0) parts.push('NULL,'.repeat(missing));
+  // Columns in TABLE_COLUMNS.price_history order; the array as a literal, each run of equal
+  // prices written once and copied.
+  out.int(productId).str(market.code).str(HISTORY_FIRST_DAY).rawByte(OPEN_BRACE);
+  if (missing > 0) {
+    const start = out.mark();
+    out.raw('NULL,').repeatSince(start, missing);
+  }
   // Earlier days: a few small moves around the solved level.
   let day = 0;
   while (day < earlier) {
@@ -51,11 +59,17 @@ export function priceHistoryLiteral(
     const jittered = earlierLevel * random.between(0.985, 1.015);
     // Rounded the way the market's shops round their prices.
     const level = roundShopPrice(jittered, market.currency, random.next());
-    parts.push(`${formatCents(level)},`.repeat(run));
+    const start = out.mark();
+    out.rawCents(level).rawByte(COMMA).repeatSince(start, run);
     day += run;
   }
-  parts.push(`${formatCents(currentCents)},`.repeat(recent));
-  const body = parts.join('');
-  // The last element must not carry the separator.
-  return `{${body.slice(0, -1)}}`;
+  const start = out.mark();
+  out.rawCents(currentCents).rawByte(COMMA).repeatSince(start, recent);
+  // The last element carries no separator.
+  out.drop(1).rawByte(CLOSE_BRACE).rawByte(TAB).end();
 }
+
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const COMMA = 44;
+const TAB = 9;

@@ -5,11 +5,11 @@
  */
 import type { ProductCondition, StockStatus } from '../../src/db/types.ts';
 import type { TimestampTable } from '../calendar.ts';
-import { formatCents, roundShopPrice } from '../economics.ts';
+import { roundShopPrice } from '../economics.ts';
 import type { MarketFrame } from '../frame.ts';
 import { Random, STREAM, WeightedPicker } from '../random.ts';
 import { MAX_OFFERS_PER_MARKET } from '../scales.ts';
-import { NULL, type LineSink } from '../load/copy-text.ts';
+import type { CopyBuffer } from '../load/copy-buffer.ts';
 import type { ProductDraft } from './product.ts';
 
 const STOCK_STATUSES: readonly StockStatus[] = [
@@ -58,11 +58,9 @@ export interface MarketOffers {
 }
 
 export interface OfferSinks {
-  offers: LineSink;
-  alternativePrices: LineSink;
+  offers: CopyBuffer;
+  alternativePrices: CopyBuffer;
 }
-
-const NO_PRICE_PERIOD = `${NULL}\t${NULL}\t${NULL}`;
 
 /**
  * How many offers: 1 + ⌊15 · draw^k⌋ (at most 15), skewed towards popular products: the draw
@@ -137,6 +135,7 @@ export function generateMarketOffers(
 
   let lowestAvailable = Infinity;
   let lowest = Infinity;
+  const offers = sinks.offers;
   for (const shop of shops) {
     const id = state.nextOfferId++;
     const condition = CONDITION_PICKER.pick(random);
@@ -151,65 +150,108 @@ export function generateMarketOffers(
     if (available && priceCents < lowestAvailable) lowestAvailable = priceCents;
     if (priceCents < lowest) lowest = priceCents;
 
-    let withShipping = NULL;
+    // -1: no shipping stated.
+    let shippingCents = -1;
     if (random.chance(0.8)) {
       const fee = priceCents >= freeShippingFrom * 100 ? 0 : random.pick(shippingFees);
-      withShipping = formatCents(priceCents + Math.round(fee * 100));
+      shippingCents = Math.round(fee * 100);
     }
 
-    // Price periods as "price\tstart\tend", or three nulls. Some offers are on sale: the
-    // current price is the sales price, and the original price before the sale is higher.
-    let sales = NO_PRICE_PERIOD;
-    let original = NO_PRICE_PERIOD;
-    let member = NO_PRICE_PERIOD;
+    // Some offers are on sale: the current price is the sales price, and the original price
+    // before the sale is higher. Periods are days from the reference date.
+    let originalCents = -1;
+    let saleStart = 0;
+    let saleEnd = 0;
+    let originalStart = 0;
     const promotion = random.next();
-    if (promotion < 0.12) {
-      const saleStart = -random.int(1, 21);
-      const saleEnd = random.int(3, 30);
-      sales = `${formatCents(priceCents)}\t${timestamps.midnight(saleStart)}\t${timestamps.midnight(saleEnd)}`;
-      const originalCents = Math.round(priceCents * random.between(1.1, 1.45));
-      const originalStart = saleStart - random.int(20, 90);
-      original = `${formatCents(originalCents)}\t${timestamps.midnight(originalStart)}\t${timestamps.midnight(saleStart)}`;
+    const onSale = promotion < 0.12;
+    if (onSale) {
+      saleStart = -random.int(1, 21);
+      saleEnd = random.int(3, 30);
+      originalCents = Math.round(priceCents * random.between(1.1, 1.45));
+      originalStart = saleStart - random.int(20, 90);
     } else if (promotion < 0.16) {
       // A "was" price without a stated period.
-      const originalCents = Math.round(priceCents * random.between(1.05, 1.3));
-      original = `${formatCents(originalCents)}\t${NULL}\t${NULL}`;
+      originalCents = Math.round(priceCents * random.between(1.05, 1.3));
     }
+    let memberCents = -1;
+    let memberStart = 0;
+    let memberEnd = 0;
+    let memberPeriod = false;
     if (random.chance(0.07)) {
-      const memberCents = formatCents(Math.round(priceCents * random.between(0.88, 0.97)));
-      member = random.chance(0.7)
-        ? `${memberCents}\t${timestamps.midnight(-random.int(0, 30))}\t${timestamps.midnight(random.int(7, 60))}`
-        : `${memberCents}\t${NULL}\t${NULL}`;
+      memberCents = Math.round(priceCents * random.between(0.88, 0.97));
+      memberPeriod = random.chance(0.7);
+      if (memberPeriod) {
+        memberStart = -random.int(0, 30);
+        memberEnd = random.int(7, 60);
+      }
     }
 
     const tagline = random.next();
-    const offerName =
-      condition !== 0
-        ? `${draft.name}${CONDITION_LABEL[condition]}`
-        : tagline < 0.65
-          ? draft.name
-          : tagline < 0.8
-            ? draft.shortName
-            : tagline < 0.9
-              ? `${draft.brandName.toUpperCase()}${draft.name.slice(draft.brandName.length)}`
-              : `${draft.name}${random.pick(TAGLINES)}`;
-    const url = `${market.shopUrls[shop]}/p/${draft.id}`;
-    const updatedAt = timestamps.minutesAgo(random.int(1, UPDATE_WINDOW_MINUTES));
-    const price = formatCents(priceCents);
+    const taglinePick = tagline >= 0.9 ? random.pick(TAGLINES) : '';
+    const updatedMinutesAgo = random.int(1, UPDATE_WINDOW_MINUTES);
+    const shopUrl = market.shopUrls[shop] as string;
 
     // Columns in TABLE_COLUMNS.offers order.
-    sinks.offers.add(
-      `${id}\t${draft.id}\t${market.shopIds[shop]}\t${market.code}\t${currency}\t${offerName}\t${url}\t${CONDITIONS[condition]}\t${STOCK_STATUSES[stock]}\t${purchasable ? 't' : 'f'}\t${price}\t${withShipping}\t${member}\t${sales}\t${original}\t${updatedAt}\n`,
-    );
+    offers
+      .int(id)
+      .int(draft.id)
+      .int(market.shopIds[shop] as number)
+      .str(market.code)
+      .str(currency);
+    if (condition !== 0) offers.raw(draft.name).str(CONDITION_LABEL[condition] as string);
+    else if (tagline < 0.65) offers.str(draft.name);
+    else if (tagline < 0.8) offers.str(draft.shortName);
+    else if (tagline < 0.9)
+      offers.raw(draft.brandUpper).str(draft.name.slice(draft.brandName.length));
+    else offers.raw(draft.name).str(taglinePick);
+    offers.raw(shopUrl).raw('/p/').int(draft.id);
+    offers
+      .str(CONDITIONS[condition] as string)
+      .str(STOCK_STATUSES[stock] as string)
+      .bool(purchasable);
+    offers.cents(priceCents);
+    if (shippingCents < 0) offers.null();
+    else offers.cents(priceCents + shippingCents);
+    if (memberCents < 0) offers.null().null().null();
+    else if (!memberPeriod) offers.cents(memberCents).null().null();
+    else
+      offers
+        .cents(memberCents)
+        .str(timestamps.midnight(memberStart))
+        .str(timestamps.midnight(memberEnd));
+    if (onSale) {
+      offers
+        .cents(priceCents)
+        .str(timestamps.midnight(saleStart))
+        .str(timestamps.midnight(saleEnd));
+      offers
+        .cents(originalCents)
+        .str(timestamps.midnight(originalStart))
+        .str(timestamps.midnight(saleStart));
+    } else if (originalCents >= 0) {
+      offers.null().null().null().cents(originalCents).null().null();
+    } else {
+      offers.null().null().null().null().null().null();
+    }
+    offers.str(timestamps.minutesAgo(updatedMinutesAgo));
+    offers.end();
 
     // Bundles or payment plans at another price, each with its own link.
     if (random.chance(0.03)) {
       const alternatives = random.int(1, 2);
       for (let position = 0; position < alternatives; position++) {
         const altCents = Math.round(priceCents * random.between(1.02, 1.2));
-        sinks.alternativePrices.add(
-          `${id}\t${position}\t${formatCents(altCents)}\t${url}?variant=${position + 2}\n`,
-        );
+        sinks.alternativePrices
+          .int(id)
+          .int(position)
+          .cents(altCents)
+          .raw(shopUrl)
+          .raw('/p/')
+          .rawInt(draft.id)
+          .raw('?variant=')
+          .int(position + 2)
+          .end();
       }
     }
   }

@@ -5,7 +5,7 @@
  */
 import type { CatalogueFrame, LeafFrame, MarketFrame } from '../frame.ts';
 import { Random, STREAM } from '../random.ts';
-import { NULL } from '../load/copy-text.ts';
+import type { CopyBuffer } from '../load/copy-buffer.ts';
 import { IMAGE_CDN } from '../vocabulary/index.ts';
 import { expandPattern, tidyName } from './names.ts';
 
@@ -13,6 +13,8 @@ export interface ProductDraft {
   id: number;
   leaf: LeafFrame;
   brandName: string;
+  /** The brand as some shops shout it in offer names. */
+  brandUpper: string;
   brandId: number;
   /** Position of the brand in the vocabulary's list (keys its GTIN prefix). */
   brandIndex: number;
@@ -75,6 +77,7 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
     id,
     leaf,
     brandName,
+    brandUpper: brandName.toUpperCase(),
     brandId: leaf.brandIds[brandIndex] as number,
     brandIndex: (leaf.brandIds[brandIndex] as number) - 1,
     name,
@@ -90,9 +93,21 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
   };
 }
 
-export function productLine(draft: ProductDraft): string {
-  const small = draft.hasImage ? `${IMAGE_CDN}/products/${draft.id}/small.jpg` : NULL;
-  const large = draft.hasImage ? `${IMAGE_CDN}/products/${draft.id}/large.jpg` : NULL;
+export function writeProduct(draft: ProductDraft, out: CopyBuffer): void {
   // Columns in TABLE_COLUMNS.products order.
-  return `${draft.id}\t${draft.name}\t${draft.brandId}\t${draft.leaf.categoryId}\t${draft.rank}\t${draft.popularity}\t${draft.description}\t${small}\t${large}\n`;
+  out
+    .int(draft.id)
+    .str(draft.name)
+    .int(draft.brandId)
+    .int(draft.leaf.categoryId)
+    .int(draft.rank)
+    .int(draft.popularity)
+    .str(draft.description);
+  if (draft.hasImage) {
+    out.raw(IMAGE_CDN).raw('/products/').rawInt(draft.id).str('/small.jpg');
+    out.raw(IMAGE_CDN).raw('/products/').rawInt(draft.id).str('/large.jpg');
+  } else {
+    out.null().null();
+  }
+  out.end();
 }

@@ -4,7 +4,7 @@
  * Node ids number the tree depth first from 1, so a parent's id is below its children's.
  */
 import { Random, STREAM } from '../random.ts';
-import { NULL, type LineSink } from '../load/copy-text.ts';
+import type { CopyBuffer } from '../load/copy-buffer.ts';
 import {
   IMAGE_CDN,
   isGroup,
@@ -21,8 +21,8 @@ interface ChosenNode {
 }
 
 const iconUrls = new Map<string, string>();
-function iconUrl(key: string | undefined): string {
-  if (key === undefined) return NULL;
+function iconUrl(key: string | undefined): string | null {
+  if (key === undefined) return null;
   let url = iconUrls.get(key);
   if (url === undefined) {
     url = `${IMAGE_CDN}/icons/${key}.svg`;
@@ -75,7 +75,7 @@ function choose(spec: PropertySpec, draft: ProductDraft, random: Random): Chosen
   return children.length ? { spec, children } : null;
 }
 
-export function propertyRows(draft: ProductDraft, seed: number, sink: LineSink): number {
+export function writeProperties(draft: ProductDraft, seed: number, out: CopyBuffer): number {
   const random = new Random(seed, STREAM.properties, draft.id);
   const roots: ChosenNode[] = [];
   for (const group of draft.leaf.spec.properties) {
@@ -83,27 +83,31 @@ export function propertyRows(draft: ProductDraft, seed: number, sink: LineSink):
     if (chosen) roots.push(chosen);
   }
   let nextId = 1;
-  const write = (node: ChosenNode, parentId: number | null, position: number) => {
+  const write = (node: ChosenNode, parentId: number, position: number) => {
     const id = nextId++;
     const spec = node.spec;
-    const parent = parentId === null ? NULL : parentId;
-    // Columns in TABLE_COLUMNS.product_properties order.
+    // Columns in TABLE_COLUMNS.product_properties order; parent 0 is a root.
+    out.int(draft.id).int(id);
+    if (parentId === 0) out.null();
+    else out.int(parentId);
+    out.int(position);
     if (isGroup(spec)) {
-      sink.add(
-        `${draft.id}\t${id}\t${parent}\t${position}\tcategory\t${spec.group}\t${NULL}\t${NULL}\t${NULL}\t${NULL}\t${iconUrl(spec.icon)}\tf\t${NULL}\n`,
-      );
+      out.str('category').str(spec.group).null().null().null().null().strOrNull(iconUrl(spec.icon));
+      out.bool(false).null();
     } else {
       const value = node.value;
-      const asBoolean = typeof value === 'boolean' ? (value ? 't' : 'f') : NULL;
-      const asString = typeof value === 'string' ? value : NULL;
-      const asNumber = typeof value === 'number' ? value : NULL;
-      const core = spec.core === undefined ? `f\t${NULL}` : `t\t${spec.core}`;
-      sink.add(
-        `${draft.id}\t${id}\t${parent}\t${position}\t${spec.type}\t${spec.name}\t${asBoolean}\t${asString}\t${asNumber}\t${spec.unit ?? NULL}\t${iconUrl(spec.icon)}\t${core}\n`,
-      );
+      out.str(spec.type).str(spec.name);
+      if (typeof value === 'boolean') out.bool(value).null().null();
+      else if (typeof value === 'string') out.null().str(value).null();
+      else if (typeof value === 'number') out.null().null().number(value);
+      else out.null().null().null();
+      out.strOrNull(spec.unit).strOrNull(iconUrl(spec.icon));
+      if (spec.core === undefined) out.bool(false).null();
+      else out.bool(true).str(spec.core);
     }
+    out.end();
     node.children.forEach((child, index) => write(child, id, index));
   };
-  roots.forEach((root, index) => write(root, null, index));
+  roots.forEach((root, index) => write(root, 0, index));
   return nextId - 1;
 }
