@@ -63,9 +63,10 @@ export function createApp({ config, database, logger }: AppDependencies) {
 
   // Partner search needs a client owning the ref; elsewhere a token is optional, but one that
   // was given and fails is refused rather than silently ignored.
-  const rest = new RestEngine(yoga, restRoutes, (route, { caller, requestId }, params) =>
+  const rest = new RestEngine(yoga, restRoutes, (route, { caller, requestId, url }) =>
     route.auth === 'partner'
-      ? requirePartner(caller, params.ref as string | undefined, requestId)
+      ? // An empty ref is left to parameter validation (400), like an absent one.
+        requirePartner(caller, url.searchParams.get('ref') || undefined, requestId)
       : rejectInvalidToken(caller, requestId),
   );
   const limiter = createRateLimiterFromConfig(config);
@@ -107,8 +108,9 @@ export function createApp({ config, database, logger }: AppDependencies) {
       request.method !== compiled.route.method &&
       !(request.method === 'HEAD' && allowed.has('GET'))
     ) {
+      const version = compiled.route.apiVersion;
       return errorResponse(405, `${request.method} is not allowed here`, requestId, {
-        headers: { allow: [...allowed].join(', ') },
+        headers: { allow: [...allowed].join(', '), ...(version ? { 'api-version': version } : {}) },
       });
     }
     return rest.handle({ request, url, requestId, caller }, compiled.route, pathParams);

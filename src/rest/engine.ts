@@ -38,11 +38,8 @@ export interface RestRequest {
   caller: Caller;
 }
 
-export type AccessCheck = (
-  route: RestRoute,
-  request: RestRequest,
-  params: ParamValues,
-) => Promise<Response | null> | Response | null;
+/** Decides before anything else is checked, so an unauthenticated caller learns that first. */
+export type AccessCheck = (route: RestRoute, request: RestRequest) => Response | null;
 
 interface CompiledRoute {
   route: RestRoute;
@@ -65,6 +62,12 @@ function statusOf(error: GraphQLError, route: RestRoute): number {
   const details = (error.extensions?.details ?? []) as ErrorDetail[];
   if (details.some((detail) => detail.reason === 'unknown')) return route.unknownNameStatus;
   return (code && ERROR_STATUS[code]) || 500;
+}
+
+/** The REST name of the parameter a GraphQL argument came from. */
+function restParameter(route: RestRoute, argument: string, params: ParamValues): string {
+  const name = route.parameterOf?.[argument];
+  return typeof name === 'function' ? name(params) : (name ?? argument);
 }
 
 function entityTag(body: string): string {
@@ -101,7 +104,7 @@ export class RestEngine {
       allowed.add(compiled.route.method);
       const pathParams: Record<string, string> = {};
       compiled.names.forEach((name, index) => {
-        pathParams[name] = decodeURIComponent(found[index + 1]!);
+        pathParams[name] = found[index + 1]!;
       });
       return { compiled, pathParams, allowed };
     }
@@ -119,12 +122,12 @@ export class RestEngine {
     const fail = (status: number, message: string, details: ErrorDetail[] = []) =>
       errorResponse(status, message, rest.requestId, { details, headers });
     try {
-      const params = readParams(route.params, rest.url.searchParams, pathParams);
-      const denied = await this.checkAccess(route, rest, params);
+      const denied = this.checkAccess(route, rest);
       if (denied) {
         for (const [name, value] of Object.entries(headers)) denied.headers.set(name, value);
         return denied;
       }
+      const params = readParams(route.params, rest.url.searchParams, pathParams);
       if (route.params.some((p) => p.replacedBy !== undefined && params[p.name] !== undefined)) {
         headers.deprecation = 'true';
       }
@@ -140,7 +143,10 @@ export class RestEngine {
       if (result.errors?.length) {
         const [worst] = [...result.errors].sort((a, b) => statusOf(b, route) - statusOf(a, route));
         const status = statusOf(worst!, route);
-        const details = (worst!.extensions?.details ?? []) as ErrorDetail[];
+        const details = ((worst!.extensions?.details ?? []) as ErrorDetail[]).map((detail) => ({
+          ...detail,
+          parameter: restParameter(route, detail.parameter, params),
+        }));
         // A database that cannot be reached is worth retrying soon (decisions 3).
         if (status === 503) headers['retry-after'] = String(RETRY_AFTER_UNAVAILABLE_SECONDS);
         return fail(status, status === 500 ? 'internal error' : worst!.message, details);

@@ -47,7 +47,8 @@ export interface PageLinks {
 
 export function pageLinks(input: ResponseInput): PageLinks {
   const { limit, offset } = pagingOf(input.params);
-  const nextOffset = hasNextPage(input.root) ? offset + limit : null;
+  // With limit=0 no page makes progress: a `next` equal to `self` would loop a client forever.
+  const nextOffset = hasNextPage(input.root) && limit > 0 ? offset + limit : null;
   const prevOffset = offset > 0 ? Math.max(0, offset - limit) : null;
   return {
     self: input.url.toString(),

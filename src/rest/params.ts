@@ -38,8 +38,9 @@ export class ParamError extends Error {
 /** Decimal digits only: no sign, no exponent, no white space (so `-0`, `+1`, `1e3` fail). */
 const UNSIGNED = /^\d+$/;
 const DECIMAL = /^-?\d{1,9}(\.\d{1,6})?$/;
-// Control characters (and U+FFFD, what an invalid %-escape decodes to) are never meaningful.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\ufffd]/;
+// Control characters (and U+FFFD, what an invalid %-escape decodes to) are never meaningful;
+// tab and line breaks are white space, which `fields` and text queries ignore.
+const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffd]/;
 
 function fail(spec: ParamSpec, reason: string, message: string): never {
   throw new ParamError(`${spec.name} ${message}`, [{ parameter: spec.name, reason }]);
@@ -95,6 +96,16 @@ function parseValue(spec: ParamSpec, raw: string): ParamValue {
   }
 }
 
+/** Path segments arrive still percent-encoded; a broken escape is the client's error. */
+function decodePathSegment(spec: ParamSpec, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return fail(spec, 'invalid_encoding', 'is not valid percent-encoding');
+  }
+}
+
 /**
  * Validates a request's parameters against the declarations. Unknown parameters are ignored
  * (legacy clients send cache busters and the like); a repeated one is an error, since which
@@ -109,7 +120,7 @@ export function readParams(
   for (const spec of specs) {
     let raw: string | undefined;
     if (spec.in === 'path') {
-      raw = pathParams[spec.name];
+      raw = decodePathSegment(spec, pathParams[spec.name]);
     } else {
       const all = query.getAll(spec.name);
       if (all.length > 1) fail(spec, 'repeated', 'must be given at most once');

@@ -42,6 +42,11 @@ export interface RestRoute {
   resource: Resource;
   /** Status for a name `fields` does not know or a filter naming nothing (decisions 3). */
   unknownNameStatus: 400 | 422;
+  /**
+   * The REST parameter behind a GraphQL argument, for error details (`query` → `product`);
+   * a function where it depends on which of two synonyms the request used.
+   */
+  parameterOf?: Record<string, string | ((params: ParamValues) => string)>;
   /** Answers carry `API-Version` (partner search is versioned, decisions 14). */
   apiVersion?: string;
   plan(params: ParamValues): OperationPlan;

@@ -148,9 +148,9 @@ describe('page bounds', () => {
     expect(products.message).toBe('first must be between 0 and 250');
     expect(products.path).toEqual(['page']);
 
-    const offers = await errorOf(PRODUCT_OFFERS, { id: 1, first: 101 });
+    const offers = await errorOf(PRODUCT_OFFERS, { id: 1, first: 251 });
     expect(offers.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
-    expect(offers.message).toBe('first must be between 0 and 100');
+    expect(offers.message).toBe('first must be between 0 and 250');
   });
 
   it('refuses a negative page size', async () => {

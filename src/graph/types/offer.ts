@@ -24,7 +24,7 @@ import { ProductRef, type ProductParent } from './product.ts';
 
 export type OfferParent = Scoped<OfferRow>;
 
-export const OFFER_PAGE_LIMITS = { defaultSize: 20, maxSize: 100 } as const;
+export const OFFER_PAGE_LIMITS = { defaultSize: 20, maxSize: 250 } as const;
 
 export const StockStatusEnum = builder.enumType('StockStatus', {
   description:

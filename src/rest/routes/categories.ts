@@ -41,6 +41,7 @@ export const categoriesRoute: RestRoute = {
   ],
   resource: categoryItem,
   unknownNameStatus: 422,
+  parameterOf: { query: 'q', first: 'limit', after: 'offset' },
   plan: (params) => ({
     shape: categoriesPage,
     shapeKey: 'list',

@@ -136,6 +136,7 @@ export const partnerSearchRoute: RestRoute = {
   ],
   resource: partnerProduct(OFFERS_PATH),
   unknownNameStatus: 400,
+  parameterOf: { ids: 'productIds' },
   apiVersion: API_VERSION,
   plan(params) {
     return {
@@ -177,6 +178,7 @@ export const partnerProductRoute: RestRoute = {
   ],
   resource: partnerProduct('offers(first: $first, after: $after).edges.node'),
   unknownNameStatus: 400,
+  parameterOf: { id: 'productId', first: 'limit', after: 'offset' },
   apiVersion: API_VERSION,
   plan(params) {
     return {

@@ -114,6 +114,7 @@ export const productsRoute: RestRoute = {
   ],
   resource: productItem,
   unknownNameStatus: 422,
+  parameterOf: { category: 'filter[category]', gtins: 'gtin' },
   plan: (params) => ({
     shape: productsPage,
     shapeKey: 'list',
@@ -155,6 +156,7 @@ export const productsByIdRoute: RestRoute = {
   params: [productIdsPathParam, marketParam, refParam(false), fieldsParam],
   resource: productItem,
   unknownNameStatus: 422,
+  parameterOf: { ids: 'productIds' },
   plan: (params) => ({
     shape: productsPage,
     shapeKey: 'list',

@@ -133,6 +133,12 @@ export const suggestionsRoute: RestRoute = {
   ],
   resource: suggestionItem,
   unknownNameStatus: 422,
+  parameterOf: {
+    query: 'product',
+    category: (params) => (params.category === undefined ? 'filter[category]' : 'category'),
+    'priceTrend.gte': 'filter[price_trend][gte]',
+    'priceTrend.lte': 'filter[price_trend][lte]',
+  },
   plan(params) {
     const query = params.product as string | undefined;
     return {
