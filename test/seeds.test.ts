@@ -6,7 +6,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyClientSecret } from '../src/auth/client-secrets.ts';
-import { openDatabase } from '../src/db/client.ts';
+import { createEmbeddedDatabase, openDatabase, type DatabaseHandle } from '../src/db/client.ts';
+import { migrateToLatest } from '../src/db/migrator.ts';
 import {
   DEMO_CLIENT,
   SEED_REFERENCE_DATE,
@@ -20,7 +21,7 @@ const PRODUCTS = 400;
 const SEED = 7;
 
 /** md5 per table over every row, in a fixed order: equal checksums, equal tables. */
-async function checksums(database: TestDatabase): Promise<Record<string, string>> {
+async function checksums(database: DatabaseHandle): Promise<Record<string, string>> {
   const result: Record<string, string> = {};
   for (const table of [...CATALOGUE_TABLES, 'markets']) {
     const { rows } = await sql<{ checksum: string }>`
@@ -364,6 +365,25 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
     }
     expect(other.markets).toBe(firstChecksums.markets);
   });
+
+  it.runIf(databaseKind === 'embedded')(
+    "loads the same rows through PGlite's own COPY as through array inserts",
+    async () => {
+      // The test helper's handle does not expose its PGlite instance, so the inserts path ran
+      // above; a handle on an instance of our own, exposed as `pglite`, takes the COPY path.
+      const pglite = await createEmbeddedDatabase('memory://');
+      const handle = await openDatabase({ pglite });
+      try {
+        await migrateToLatest(handle.db);
+        const exposed = Object.assign(handle, { pglite });
+        await seedCatalogue(exposed, { scale: 'sample', seed: SEED, products: PRODUCTS });
+        expect(await checksums(exposed)).toEqual(firstChecksums);
+      } finally {
+        await handle.close();
+        await pglite.close();
+      }
+    },
+  );
 
   it.runIf(databaseKind === 'postgres')(
     'loads the same rows through parallel COPY streams as through one connection',

@@ -6,11 +6,14 @@
  *   at once while Node generates the next products;
  * - sequential COPY (a server with a smaller pool): one connection, one COPY statement per
  *   table and chunk;
- * - array inserts (the embedded PGlite): `insert … select from unnest($1::text[], …)`, one
+ * - embedded COPY (PGlite, when the database handle exposes the PGlite instance as `pglite`):
+ *   PGlite's own COPY FROM '/dev/blob', one per table and chunk, inside the transaction of a
+ *   pool connection (PGlite is one session). About three times faster than array inserts;
+ * - array inserts (PGlite otherwise): `insert … select from unnest($1::text[], …)`, one
  *   statement per table and chunk. PGlite's node-postgres adapter forwards COPY's CopyData
- *   messages, but the embedded server exits the process on them (exit(1)), so COPY is not
- *   tried there. Arrays as parameters keep a statement to one parameter per column, far from
- *   the protocol's 65,535-parameter limit, and cheaper to parse than a VALUES list.
+ *   messages, but the embedded server exits the process on them (exit(1)), so COPY FROM STDIN
+ *   is not tried there. Arrays as parameters keep a statement to one parameter per column, far
+ *   from the protocol's 65,535-parameter limit, and cheaper to parse than a VALUES list.
  *
  * Every writer loads a table truncated in its own transaction; on a server that lets COPY
  * write the rows frozen (WITH (FREEZE)), so nothing has to revisit them to set hint bits or
@@ -31,10 +34,25 @@ export interface TableWriter {
   abort(error: Error): Promise<void>;
 }
 
-export type WriterKind = 'parallel copy' | 'sequential copy' | 'array inserts';
+export type WriterKind = 'parallel copy' | 'sequential copy' | 'embedded copy' | 'array inserts';
+
+/** What the embedded COPY needs of a PGlite instance. */
+interface EmbeddedDatabase {
+  query(sql: string, params: unknown[], options: { blob: Blob }): Promise<unknown>;
+}
+
+/** The PGlite instance behind an embedded handle, when the handle exposes it. */
+function embeddedInstance(database: DatabaseHandle): EmbeddedDatabase | undefined {
+  const candidate = (database as { pglite?: unknown }).pglite;
+  return typeof (candidate as EmbeddedDatabase | undefined)?.query === 'function'
+    ? (candidate as EmbeddedDatabase)
+    : undefined;
+}
 
 export function chooseWriter(database: DatabaseHandle, tables: number): WriterKind {
-  if (database.kind === 'embedded') return 'array inserts';
+  if (database.kind === 'embedded') {
+    return embeddedInstance(database) ? 'embedded copy' : 'array inserts';
+  }
   const poolSize = (database.pool.options as { max?: number }).max ?? 10;
   return poolSize >= tables ? 'parallel copy' : 'sequential copy';
 }
@@ -54,9 +72,10 @@ export async function openTableWriter(
     client.release(error as Error);
     throw error;
   }
-  return kind === 'sequential copy'
-    ? new SequentialCopyWriter(client)
-    : await ArrayInsertWriter.open(client, tables);
+  if (kind === 'sequential copy') return new SequentialCopyWriter(client);
+  const embedded = embeddedInstance(database);
+  if (kind === 'embedded copy' && embedded) return new EmbeddedCopyWriter(client, embedded);
+  return ArrayInsertWriter.open(client, tables);
 }
 
 /** One connection and one open COPY per table, each in its own transaction. */
@@ -136,6 +155,37 @@ class SequentialCopyWriter implements TableWriter {
 
   async abort(error: Error): Promise<void> {
     this.client.release(error);
+  }
+}
+
+/**
+ * PGlite's COPY from a blob, per table and chunk, in the transaction `client` holds: the
+ * instance and the pool's one connection are the same single session.
+ */
+class EmbeddedCopyWriter implements TableWriter {
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly embedded: EmbeddedDatabase,
+  ) {}
+
+  async write(table: GeneratedTable, chunk: Buffer): Promise<void> {
+    if (chunk.length === 0) return;
+    await this.embedded.query(
+      `copy ${table} (${TABLE_COLUMNS[table].join(', ')}) from '/dev/blob'`,
+      [],
+      // Buffers from allocUnsafe sit on plain ArrayBuffers, never shared ones.
+      { blob: new Blob([chunk as Uint8Array<ArrayBuffer>]) },
+    );
+  }
+
+  async finish(): Promise<void> {
+    await this.client.query('commit');
+    this.client.release();
+  }
+
+  async abort(): Promise<void> {
+    await this.client.query('rollback').catch(() => undefined);
+    this.client.release();
   }
 }
 
