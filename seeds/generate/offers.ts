@@ -3,7 +3,12 @@
  * local price, about one in ten unavailable (out of stock or not purchasable), mostly new
  * goods, some on sale or with a member price, a few with alternative prices.
  */
-import type { ProductCondition, StockStatus } from '../../src/db/types.ts';
+import {
+  PRODUCT_CONDITIONS,
+  STOCK_STATUSES,
+  type ProductCondition,
+  type StockStatus,
+} from '../../src/db/types.ts';
 import type { TimestampTable } from '../calendar.ts';
 import { roundShopPrice } from '../economics.ts';
 import type { MarketFrame } from '../frame.ts';
@@ -12,33 +17,31 @@ import { MAX_OFFERS_PER_MARKET } from '../scales.ts';
 import type { CopyBuffer } from '../load/copy-buffer.ts';
 import type { ProductDraft } from './product.ts';
 
-const STOCK_STATUSES: readonly StockStatus[] = [
-  'IN_STOCK',
-  'LIMITED_STOCK',
-  'PREORDER',
-  'INCOMING',
-  'UNKNOWN',
-  'OUT_OF_STOCK',
-];
-// With 2.2 % of offers not purchasable, 8 % out of stock makes about 10 % unavailable.
-const STOCK_PICKER = new WeightedPicker([0.6, 0.12, 0.03, 0.05, 0.12, 0.08]);
+// Weights per value of the schema's closed sets (src/db/types.ts, decisions section 5). With
+// 2.2 % of offers not purchasable, 8 % out of stock makes about 10 % unavailable.
+const STOCK_WEIGHTS: Readonly<Record<StockStatus, number>> = {
+  IN_STOCK: 0.6,
+  LIMITED_STOCK: 0.12,
+  PREORDER: 0.03,
+  INCOMING: 0.05,
+  UNKNOWN: 0.12,
+  OUT_OF_STOCK: 0.08,
+};
+const STOCK_PICKER = new WeightedPicker(STOCK_STATUSES.map((status) => STOCK_WEIGHTS[status]));
 const PURCHASABLE = 0.978;
 
-const CONDITIONS: readonly ProductCondition[] = [
-  'CONDITION_NEW',
-  'CONDITION_USED',
-  'CONDITION_REFURBISHED',
-  'CONDITION_DEMO',
-];
-const CONDITION_PICKER = new WeightedPicker([0.9, 0.04, 0.04, 0.02]);
-/** Price range, relative to the new price, of each condition. */
-const CONDITION_DISCOUNT: readonly (readonly [number, number])[] = [
-  [1, 1],
-  [0.55, 0.8],
-  [0.7, 0.88],
-  [0.8, 0.92],
-];
-const CONDITION_LABEL = ['', ' (used)', ' (refurbished)', ' (demo unit)'];
+/** Share of offers, price relative to new, and what the offer name says, per condition. */
+const CONDITION_TRAITS: Readonly<
+  Record<ProductCondition, { weight: number; price: readonly [number, number]; label: string }>
+> = {
+  CONDITION_NEW: { weight: 0.9, price: [1, 1], label: '' },
+  CONDITION_USED: { weight: 0.04, price: [0.55, 0.8], label: ' (used)' },
+  CONDITION_REFURBISHED: { weight: 0.04, price: [0.7, 0.88], label: ' (refurbished)' },
+  CONDITION_DEMO: { weight: 0.02, price: [0.8, 0.92], label: ' (demo unit)' },
+};
+const CONDITION_PICKER = new WeightedPicker(
+  PRODUCT_CONDITIONS.map((condition) => CONDITION_TRAITS[condition].weight),
+);
 const TAGLINES = [' - free delivery', ' - EU model', ' - 2-year warranty', ' - in stock now'];
 
 /** updated_at lies within the three days before the reference date. */
@@ -138,15 +141,15 @@ export function generateMarketOffers(
   const offers = sinks.offers;
   for (const shop of shops) {
     const id = state.nextOfferId++;
-    const condition = CONDITION_PICKER.pick(random);
-    const [discountLow, discountHigh] = CONDITION_DISCOUNT[condition] as readonly [number, number];
+    const condition = PRODUCT_CONDITIONS[CONDITION_PICKER.pick(random)] as ProductCondition;
+    const [discountLow, discountHigh] = CONDITION_TRAITS[condition].price;
     // New offers bunch near the cheapest shops' price with a long tail of expensive ones.
     const spread = 0.93 + 0.32 * random.next() ** 2;
     const discount = random.between(discountLow, discountHigh);
     const priceCents = roundShopPrice(localCents * spread * discount, currency, random.next());
-    const stock = STOCK_PICKER.pick(random);
+    const stock = STOCK_STATUSES[STOCK_PICKER.pick(random)] as StockStatus;
     const purchasable = random.chance(PURCHASABLE);
-    const available = purchasable && STOCK_STATUSES[stock] !== 'OUT_OF_STOCK';
+    const available = purchasable && stock !== 'OUT_OF_STOCK';
     if (available && priceCents < lowestAvailable) lowestAvailable = priceCents;
     if (priceCents < lowest) lowest = priceCents;
 
@@ -199,17 +202,18 @@ export function generateMarketOffers(
       .int(market.shopIds[shop] as number)
       .str(market.code)
       .str(currency);
-    if (condition !== 0) offers.raw(draft.name).str(CONDITION_LABEL[condition] as string);
+    // offer_name, the shop's own title: the product name, shortened, with the brand in capitals
+    // or with a tagline; a second-hand offer says what it is.
+    if (condition !== 'CONDITION_NEW')
+      offers.raw(draft.name).str(CONDITION_TRAITS[condition].label);
     else if (tagline < 0.65) offers.str(draft.name);
     else if (tagline < 0.8) offers.str(draft.shortName);
     else if (tagline < 0.9)
       offers.raw(draft.brandUpper).str(draft.name.slice(draft.brandName.length));
     else offers.raw(draft.name).str(taglinePick);
+    // url: the product's page on the shop's own site.
     offers.raw(shopUrl).raw('/p/').int(draft.id);
-    offers
-      .str(CONDITIONS[condition] as string)
-      .str(STOCK_STATUSES[stock] as string)
-      .bool(purchasable);
+    offers.str(condition).str(stock).bool(purchasable);
     offers.cents(priceCents);
     if (shippingCents < 0) offers.null();
     else offers.cents(priceCents + shippingCents);
