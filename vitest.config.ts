@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Migrated and seeded template databases, built once; each test file copies one.
+    globalSetup: ['test/global-setup.ts'],
     // Each file opens its own database (a PGlite instance or a fresh server database):
     // two cores fit two at a time without starving Postgres.
     maxWorkers: 2,

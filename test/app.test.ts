@@ -10,7 +10,7 @@ describe(`health and readiness on ${databaseKind}`, () => {
   let database: TestDatabase;
   let app: App;
   beforeAll(async () => {
-    database = await createTestDatabase({ migrate: false });
+    database = await createTestDatabase({ contents: 'empty' });
     app = createApp({
       config: loadConfig({ SITE_URL_GB: 'https://gb.example' }),
       database,

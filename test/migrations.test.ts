@@ -10,7 +10,7 @@ const kinds = serverUrl ? (['embedded', 'postgres'] as const) : (['embedded'] as
 describe.each(kinds)('migrations on %s', (kind) => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase({ migrate: false, embedded: kind === 'embedded' });
+    database = await createTestDatabase({ contents: 'empty', embedded: kind === 'embedded' });
     expect(database.kind).toBe(kind);
   });
   afterAll(() => database?.dispose());

@@ -8,11 +8,11 @@ import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { DEFAULT_SEED, seedCatalogue } from '../../seeds/index.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { SEEDED_CATALOGUE } from './templates.ts';
 
-/** A small catalogue: big enough for several pages of every list, quick to seed. */
-export const SEEDED_PRODUCTS = 300;
+/** How many products the seeded catalogue has (test/helpers/templates.ts builds it). */
+export const SEEDED_PRODUCTS = SEEDED_CATALOGUE.products;
 
 export interface GraphQLBody<Data = any> {
   data?: Data | null;
@@ -54,13 +54,7 @@ export function useSeededCatalogue(): SeededCatalogue {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await seedCatalogue(database, {
-      scale: 'sample',
-      seed: DEFAULT_SEED,
-      products: SEEDED_PRODUCTS,
-      progress: false,
-    });
+    database = await createTestDatabase({ contents: 'seeded' });
     app = createApp({ config: loadConfig({}), database, logger: pino({ level: 'silent' }) });
     // The market directory is read once per process: read it now, so that no request under
     // test pays (and counts) that statement.

@@ -460,40 +460,23 @@ describe('properties', () => {
   it.each(families)(
     '%s either parse to a canonical fixed point or throw only FieldsSyntaxError',
     (_, strings, runs) => {
-      let parsingMilliseconds = 0;
       fc.assert(
-        fc.property(strings, (input) => {
-          const start = performance.now();
-          const outcome = outcomeOf(input);
-          parsingMilliseconds += performance.now() - start;
-          expectWellFormed(outcome, input);
-        }),
+        fc.property(strings, (input) => expectWellFormed(outcomeOf(input), input)),
         { numRuns: runs },
       );
-      // Guards against pathological complexity only, so deliberately generous: parsing is
-      // linear and these runs take a few milliseconds in all; a parser that backtracked or
-      // re-scanned would take seconds. Only the parse is timed, not generation or checks.
-      expect(parsingMilliseconds).toBeLessThan(500);
     },
   );
 
-  it('rejects hostile nesting quickly, and without deep recursion', () => {
-    const hostile = [
-      '('.repeat(10_240),
-      '('.repeat(FIELDS_LIMITS.maxLength),
-      'a('.repeat(2000),
-      `${'a.'.repeat(2000)}a`,
-      `${'a('.repeat(1000)}${')'.repeat(1000)}`,
-    ];
-    const start = performance.now();
-    for (let run = 0; run < 300; run += 1) {
-      for (const input of hostile) expect(errorOf(input).position).toBeLessThanOrEqual(10_240);
-    }
-    // A time check is out of place in unit tests but for this: it guards against pathological
-    // complexity. 1,500 rejections each stop within 4 KB, at the ninth name or the first
-    // character; they take a few milliseconds in all, so the bound is deliberately generous.
-    expect(performance.now() - start).toBeLessThan(200);
+  it('rejects hostile nesting where it starts, without deep recursion', () => {
+    // The parser stops at the first character past a bound, so hostile input costs work in
+    // proportion to the bounds, not to its length (checked by position, not by a clock).
+    expect(errorOf('('.repeat(10_240))).toMatchObject({ reason: 'too_long', position: 4096 });
+    expect(errorOf('('.repeat(FIELDS_LIMITS.maxLength))).toMatchObject({ position: 0 });
     expect(errorOf('a('.repeat(2000))).toMatchObject({ reason: 'too_deep', position: 16 });
-    expect(errorOf('('.repeat(10_240)).reason).toBe('too_long');
+    expect(errorOf(`${'a.'.repeat(2000)}a`)).toMatchObject({ reason: 'too_deep', position: 16 });
+    expect(errorOf(`${'a('.repeat(1000)}${')'.repeat(1000)}`)).toMatchObject({
+      reason: 'too_deep',
+      position: 16,
+    });
   });
 });
