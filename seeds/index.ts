@@ -20,12 +20,7 @@ import { CatalogueGenerator, type ProductSinks } from './generate/catalogue.ts';
 import { completeCatalogue, withClient } from './load/complete.ts';
 import { CopyBuffer } from './load/copy-buffer.ts';
 import { copyLine } from './load/copy-text.ts';
-import {
-  closeJournal,
-  deferDefinitions,
-  restoreStatements,
-  type DeferredDefinition,
-} from './load/deferred-definitions.ts';
+import { closeJournal, deferDefinitions, restoreStatements } from './load/deferred-definitions.ts';
 import { chooseWriter, openTableWriter, type TableWriter } from './load/table-writers.ts';
 import { createProgress, type Progress } from './progress.ts';
 import { SCALES } from './scales.ts';
@@ -107,7 +102,7 @@ export async function seedCatalogue(
     };
   } catch (error) {
     progress.stop();
-    await abandonCatalogue(database, definitions).catch(() => undefined);
+    await abandonCatalogue(database).catch(() => undefined);
     throw error;
   }
 }
@@ -122,15 +117,11 @@ async function loadCatalogue(
   progress.note(`loading with ${kind}`);
 
   // The reference tables are small: one statement each on one connection.
-  const reference = await openTableWriter(
-    database,
-    kind === 'parallel copy' ? 'sequential copy' : kind,
-    REFERENCE_TABLES,
-  );
-  await writeAll(reference, async () => {
+  const referenceKind = kind === 'parallel copy' ? 'sequential copy' : kind;
+  await writeAll(openTableWriter(database, referenceKind, REFERENCE_TABLES), async (writer) => {
     for (const table of REFERENCE_TABLES) {
       const tableRows = frame.rows[table];
-      await reference.write(table, Buffer.from(tableRows.map(copyLine).join('')));
+      await writer.write(table, Buffer.from(tableRows.map(copyLine).join('')));
       rows[table] = tableRows.length;
     }
   });
@@ -139,10 +130,9 @@ async function loadCatalogue(
   const texts = Object.fromEntries(
     PRODUCT_TABLES.map((table) => [table, new CopyBuffer()]),
   ) as ProductSinks;
-  const writer = await openTableWriter(database, kind, PRODUCT_TABLES);
   const total = generator.productCount;
   progress.phase('products', total, 'products');
-  await writeAll(writer, async () => {
+  await writeAll(openTableWriter(database, kind, PRODUCT_TABLES), async (writer) => {
     for (let first = 1; first <= total; first += CHUNK_PRODUCTS) {
       const last = Math.min(total, first + CHUNK_PRODUCTS - 1);
       for (let id = first; id <= last; id++) generator.generate(id, texts);
@@ -155,10 +145,17 @@ async function loadCatalogue(
   return rows;
 }
 
-/** Runs `work`, then commits the writer; on failure rolls it back and rethrows. */
-async function writeAll(writer: TableWriter, work: () => Promise<void>): Promise<void> {
+/**
+ * Runs `work` on a writer, then commits it; on failure rolls it back and rethrows. Nothing
+ * runs between opening and the guard: an open writer holds connections and table locks.
+ */
+async function writeAll(
+  opening: Promise<TableWriter>,
+  work: (writer: TableWriter) => Promise<void>,
+): Promise<void> {
+  const writer = await opening;
   try {
-    await work();
+    await work(writer);
   } catch (error) {
     await writer.abort(error as Error);
     throw error;
@@ -191,18 +188,16 @@ async function insertDemoClient(database: DatabaseHandle, seed: number): Promise
 }
 
 /**
- * After a failed load: empties the catalogue and puts the deferred indexes and keys back (on
- * empty tables, instantly), so a failed seed leaves an empty but whole catalogue. Should this
- * fail too, the journal stays and the next seed restores from it.
+ * After a failed seed: empties the catalogue and puts every deferred index and key back (on
+ * empty tables, instantly), so a failed seed leaves an empty but whole catalogue. Whatever the
+ * failure had already restored is set aside again first, so nothing is created twice. Should
+ * this fail too, the journal stays and the next seed restores from it.
  */
-async function abandonCatalogue(
-  database: DatabaseHandle,
-  definitions: readonly DeferredDefinition[],
-): Promise<void> {
+async function abandonCatalogue(database: DatabaseHandle): Promise<void> {
   await withClient(database.pool, async (client) => {
     await client.query('begin');
     await client.query(`truncate ${CATALOGUE_TABLES.join(', ')}`);
-    for (const item of definitions) {
+    for (const item of await deferDefinitions(client, CATALOGUE_TABLES)) {
       for (const statement of restoreStatements(item)) await client.query(statement);
     }
     await closeJournal(client);

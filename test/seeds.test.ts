@@ -14,6 +14,7 @@ import {
   seedCatalogue,
   type SeedReport,
 } from '../seeds/index.ts';
+import { deferDefinitions } from '../seeds/load/deferred-definitions.ts';
 import { CATALOGUE_TABLES } from '../seeds/tables.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.ts';
 
@@ -343,6 +344,37 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
       seedCatalogue(database, { scale: 'sample', seed: -1, products: 10 }),
     ).rejects.toThrow(RangeError);
     expect(await count(database, 'select count(*) as n from products')).toBe(PRODUCTS);
+  });
+
+  it('leaves an empty but whole catalogue when a seed fails half-way', async () => {
+    // A progress stream that fails once the rows are loaded, before indexes are rebuilt.
+    const failing = {
+      write(text: string) {
+        if (text.includes('analyzing the loaded tables')) throw new Error('disk full');
+        return true;
+      },
+    } as unknown as NodeJS.WritableStream;
+    await expect(
+      seedCatalogue(database, { scale: 'sample', seed: SEED, products: 50, progress: failing }),
+    ).rejects.toThrow('disk full');
+    expect(await count(database, 'select count(*) as n from products')).toBe(0);
+    expect(await count(database, 'select count(*) as n from offers')).toBe(0);
+    expect(await schemaObjects(database)).toEqual(objectsBefore);
+  });
+
+  it('restores the indexes and keys a killed seed had set aside', async () => {
+    // What a seed killed during loading leaves: definitions journalled and dropped.
+    const client = await database.pool.connect();
+    try {
+      await client.query('begin');
+      await deferDefinitions(client, CATALOGUE_TABLES);
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+    expect(await schemaObjects(database)).not.toEqual(objectsBefore);
+    await seedCatalogue(database, { scale: 'sample', seed: SEED, products: 50 });
+    expect(await schemaObjects(database)).toEqual(objectsBefore);
   });
 
   it('replaces the catalogue with identical rows when seeded again with the same seed', async () => {

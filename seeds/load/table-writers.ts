@@ -78,6 +78,16 @@ export async function openTableWriter(
   return ArrayInsertWriter.open(client, tables);
 }
 
+async function commitAndRelease(client: pg.PoolClient): Promise<void> {
+  try {
+    await client.query('commit');
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  client.release();
+}
+
 /** One connection and one open COPY per table, each in its own transaction. */
 class ParallelCopyWriter implements TableWriter {
   private constructor(
@@ -117,14 +127,18 @@ class ParallelCopyWriter implements TableWriter {
   }
 
   async finish(): Promise<void> {
-    await Promise.all([...this.lanes.values()].map((lane) => lane.copy.finish()));
-    await Promise.all(
-      [...this.lanes.values()].map(async (lane) => {
+    try {
+      await Promise.all([...this.lanes.values()].map((lane) => lane.copy.finish()));
+      for (const [table, lane] of this.lanes) {
         await lane.client.query('commit');
         lane.client.release();
-      }),
-    );
-    this.lanes.clear();
+        this.lanes.delete(table);
+      }
+    } catch (error) {
+      // The lanes not yet committed roll back; the caller empties what was.
+      await this.abort(error as Error);
+      throw error;
+    }
   }
 
   async abort(error: Error): Promise<void> {
@@ -149,8 +163,7 @@ class SequentialCopyWriter implements TableWriter {
   }
 
   async finish(): Promise<void> {
-    await this.client.query('commit');
-    this.client.release();
+    await commitAndRelease(this.client);
   }
 
   async abort(error: Error): Promise<void> {
@@ -179,8 +192,7 @@ class EmbeddedCopyWriter implements TableWriter {
   }
 
   async finish(): Promise<void> {
-    await this.client.query('commit');
-    this.client.release();
+    await commitAndRelease(this.client);
   }
 
   async abort(): Promise<void> {
@@ -230,8 +242,7 @@ class ArrayInsertWriter implements TableWriter {
   }
 
   async finish(): Promise<void> {
-    await this.client.query('commit');
-    this.client.release();
+    await commitAndRelease(this.client);
   }
 
   async abort(error: Error): Promise<void> {
