@@ -10,8 +10,8 @@
  *   PGlite's own COPY FROM '/dev/blob', one per table and chunk, inside the transaction of a
  *   pool connection (PGlite is one session). About three times faster than array inserts;
  * - array inserts (PGlite otherwise): `insert … select from unnest($1::text[], …)`, one
- *   statement per table and chunk. PGlite's node-postgres adapter forwards COPY's CopyData
- *   messages, but the embedded server exits the process on them (exit(1)), so COPY FROM STDIN
+ *   statement per table and chunk. PGlite's node-postgres adapter does forward COPY FROM
+ *   STDIN, but the embedded server then ends the whole process (exit(1), PGlite 0.5.16), so it
  *   is not tried there. Arrays as parameters keep a statement to one parameter per column, far
  *   from the protocol's 65,535-parameter limit, and cheaper to parse than a VALUES list.
  *
