@@ -88,3 +88,12 @@ export function genericEnvelope(input: ResponseInput) {
     items: input.items,
   };
 }
+
+/** JSON Schema of `{"data": [item, …]}` (suggestions, categories, several products). */
+export function dataEnvelopeSchema(item: Record<string, unknown>) {
+  return {
+    type: 'object',
+    required: ['data'],
+    properties: { data: { type: 'array', items: item } },
+  };
+}

@@ -195,3 +195,42 @@ export function categoryPath(prefix: string) {
     { description: 'Map of ancestor category id to name, root first.' },
   );
 }
+
+/**
+ * The identity every product item of suggestions and products starts with (spec 2.4, 2.6):
+ * ids as strings, the category with the product's rank in it, the brand, the images.
+ */
+export function productItemIdentity(): Record<string, RestField> {
+  return {
+    productId: leaf('productId', string, { description: 'Product id.', convert: asString }),
+    productName: leaf('name', string, { description: 'Product name.' }),
+    category: object(
+      'ProductCategory',
+      {
+        id: leaf('category.categoryId', string, { description: 'Category id.', convert: asString }),
+        name: leaf('category.name', string, { description: 'Category name.' }),
+        rank: leaf('rankWithinCategory', integer, { description: 'Rank within the category.' }),
+      },
+      { description: 'The product’s category and its rank there.' },
+    ),
+    brand: object(
+      'ProductBrand',
+      { name: leaf('brand.name', string, { description: 'Brand name.' }) },
+      { description: 'The brand, or null.', nullIf: 'brand' },
+    ),
+    images: imageUrls('images'),
+  };
+}
+
+/** The fields every product item may add on request. */
+export function productItemExtras(): Record<string, RestField> {
+  return {
+    popularity: leaf('popularity', integer, { description: 'Popularity.', standard: false }),
+    productPage: leaf('productPage', string, { description: 'Product page URL.', standard: false }),
+    gtins: leaf(
+      'gtins',
+      { type: 'array', items: string },
+      { description: 'GTINs.', standard: false },
+    ),
+  };
+}

@@ -2,18 +2,8 @@
  * Hand-made catalogue rows for tests that need exact, known data rather than the generator.
  */
 import type { Insertable, Kysely } from 'kysely';
-import type { MarketCode } from '../../src/markets.ts';
+import { MARKET_CODES, MARKET_CURRENCY, type MarketCode } from '../../src/markets.ts';
 import type { Database, OffersTable } from '../../src/db/types.ts';
-
-const CURRENCY: Record<MarketCode, Database['markets']['currency']> = {
-  se: 'SEK',
-  no: 'NOK',
-  dk: 'DKK',
-  fi: 'EUR',
-  fr: 'EUR',
-  gb: 'GBP',
-  nz: 'NZD',
-};
 
 /** One brand, one leaf category and one shop per market, ids 1 (shop ids 1..7). */
 export async function insertBasics(db: Kysely<Database>): Promise<void> {
@@ -28,7 +18,7 @@ export async function insertBasics(db: Kysely<Database>): Promise<void> {
   await db
     .insertInto('shops')
     .values(
-      (Object.keys(CURRENCY) as MarketCode[]).map((market, index) => ({
+      MARKET_CODES.map((market, index) => ({
         id: index + 1,
         market,
         name: `Shop ${market}`,
@@ -41,7 +31,7 @@ export async function insertBasics(db: Kysely<Database>): Promise<void> {
 }
 
 export function shopIdOf(market: MarketCode): number {
-  return (Object.keys(CURRENCY) as MarketCode[]).indexOf(market) + 1;
+  return MARKET_CODES.indexOf(market) + 1;
 }
 
 export async function insertProduct(
@@ -78,7 +68,7 @@ export async function insertOffers(db: Kysely<Database>, offers: OfferFixture[])
         return {
           shop_id: shopIdOf(market),
           market,
-          currency: CURRENCY[market],
+          currency: MARKET_CURRENCY[market],
           offer_name: `Offer ${offer.id}`,
           url: `https://shop-${market}.example/p/${offer.id}`,
           condition: 'CONDITION_NEW' as const,

@@ -20,42 +20,28 @@ import {
 import { MAX_QUERY_LENGTH, searchTermOf } from '../../db/repositories/product-search.ts';
 import type { RequestContext } from '../../context.ts';
 import { badUserInput } from '../../errors.ts';
-import { isMarketCode, MARKET_CURRENCY } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { connectionOf, offsetPage } from '../pagination.ts';
-import { scoped, type Scope, type Scoped } from '../scope.ts';
+import {
+  loadMarketScoped,
+  marketKey,
+  scoped,
+  scopeKey,
+  type Scope,
+  type Scoped,
+} from '../scope.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { scopeArgs, scopeFromArgs } from './market.ts';
-import { MoneyRef } from './money.ts';
+import { MoneyRef, moneyIn } from './money.ts';
 import { ProductRef } from './product.ts';
 
 export type CategoryParent = Scoped<CategoryRow>;
 
-function categoryKey(category: CategoryParent): string {
-  return `${category.scope.market}:${category.row.id}`;
-}
-
-/** Loaders keep categories of different scopes (market and ref) apart. */
-function scopeKey(category: CategoryParent): string {
-  return `${categoryKey(category)}:${category.scope.ref ?? ''}`;
-}
-
 export const CategoryRef = builder.loadableNodeRef('Category', {
-  id: { resolve: categoryKey },
-  load: async (keys: string[], context): Promise<(CategoryParent | null)[]> => {
-    const parsed = keys.map((key) => {
-      const [market = '', id = ''] = key.split(':');
-      return isMarketCode(market) && /^[1-9]\d{0,9}$/.test(id) ? { market, id: Number(id) } : null;
-    });
-    const ids = parsed.flatMap((key) => (key ? [key.id] : []));
-    const rows = ids.length > 0 ? await findCategoriesByIds(context.db, ids) : [];
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return parsed.map((key) => {
-      const row = key && byId.get(key.id);
-      return key && row ? { row, scope: { market: key.market, ref: null } } : null;
-    });
-  },
+  id: { resolve: (category: CategoryParent) => marketKey(category) },
+  load: (keys: string[], context) =>
+    loadMarketScoped(keys, (ids) => findCategoriesByIds(context.db, ids), 'category'),
 });
 
 CategoryRef.implement({
@@ -153,13 +139,7 @@ CategoryRef.implement({
       description: 'The lowest available price below this category in the market.',
       resolve: async (c, _args, context) => {
         const stats = await marketStatsLoader(context).load(c);
-        return stats.lowest_price === null
-          ? null
-          : {
-              value: stats.lowest_price,
-              currency: MARKET_CURRENCY[c.scope.market],
-              includingShipping: null,
-            };
+        return moneyIn(c.scope.market, stats.lowest_price);
       },
     }),
   }),
@@ -174,11 +154,7 @@ const marketStatsLoader = createContextCache(
           context.db,
           keys.map((c) => ({ categoryId: c.row.id, market: c.scope.market })),
         );
-        return oneByKey(
-          keys.map(categoryKey),
-          rows,
-          (row) => `${row.market}:${row.category_id}`,
-        ).map(
+        return oneByKey(keys.map(marketKey), rows, (row) => `${row.market}:${row.category_id}`).map(
           (row, index) =>
             row ?? {
               category_id: keys[index]!.row.id,
@@ -188,7 +164,7 @@ const marketStatsLoader = createContextCache(
             },
         );
       },
-      { cacheKeyFn: categoryKey },
+      { cacheKeyFn: marketKey },
     ),
 );
 

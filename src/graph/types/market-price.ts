@@ -10,8 +10,8 @@ import {
 import { builder } from '../builder.ts';
 import { groupByKey } from '../grouping.ts';
 import { MarketEnum } from './market.ts';
-import { MoneyRef } from './money.ts';
-import { moneyIn, PriceTrendRef } from './price-trend.ts';
+import { MoneyRef, moneyIn } from './money.ts';
+import { PriceTrendRef } from './price-trend.ts';
 import { ProductRef } from './product.ts';
 
 const MarketPriceRef = builder.objectRef<MarketPriceRow>('MarketPrice').implement({

@@ -1,5 +1,6 @@
 /** Prices: an amount in its market's currency, with or without a validity period. */
 import type { Currency } from '../../db/types.ts';
+import { MARKET_CURRENCY, type MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 
 export const CurrencyEnum = builder.enumType('Currency', {
@@ -31,6 +32,15 @@ export const MoneyRef = builder.objectRef<MoneyShape>('Money').implement({
     }),
   }),
 });
+
+/** An amount in a market's currency, without shipping (aggregates and history have none). */
+export function moneyIn(market: MarketCode, value: number): MoneyShape;
+export function moneyIn(market: MarketCode, value: number | null): MoneyShape | null;
+export function moneyIn(market: MarketCode, value: number | null): MoneyShape | null {
+  return value === null
+    ? null
+    : { value, currency: MARKET_CURRENCY[market], includingShipping: null };
+}
 
 export interface PeriodPriceShape {
   value: number;

@@ -10,16 +10,22 @@ import {
   summariseAvailableOffers,
   type OfferOrder,
   type OfferRow,
-  type ProductMarketKey,
 } from '../../db/repositories/offers.ts';
-import { PRODUCT_CONDITIONS, STOCK_STATUSES, type Currency } from '../../db/types.ts';
-import { MARKET_CURRENCY } from '../../markets.ts';
+import { PRODUCT_CONDITIONS, STOCK_STATUSES } from '../../db/types.ts';
+import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { connectionOf, offsetPage } from '../pagination.ts';
-import { tagUrlWithRef, type Scoped } from '../scope.ts';
+import {
+  marketKey,
+  marketKeyOfRow,
+  productMarketKey,
+  scopeKey,
+  tagUrlWithRef,
+  type Scoped,
+} from '../scope.ts';
 import { MarketEnum } from './market.ts';
-import { MoneyRef, PeriodPriceRef, periodPrice, type MoneyShape } from './money.ts';
+import { MoneyRef, moneyIn, PeriodPriceRef, periodPrice, type MoneyShape } from './money.ts';
 import { ProductRef, type ProductParent } from './product.ts';
 
 export type OfferParent = Scoped<OfferRow>;
@@ -59,23 +65,6 @@ export const OfferOrderEnum = builder.enumType('OfferOrder', {
     },
   } satisfies Record<OfferOrder, unknown>,
 });
-
-/** The scope's key of a product: loaders batch by it and keep products of other scopes apart. */
-function scopeKey(product: ProductParent): string {
-  return `${product.scope.market}:${product.row.id}:${product.scope.ref ?? ''}`;
-}
-
-function productMarketKey(product: ProductParent): ProductMarketKey {
-  return { productId: product.row.id, market: product.scope.market };
-}
-
-function rowKey(row: { product_id: number; market: string }): string {
-  return `${row.market}:${row.product_id}`;
-}
-
-function productRowKey(product: ProductParent): string {
-  return `${product.scope.market}:${product.row.id}`;
-}
 
 function offerIn(product: ProductParent) {
   return (row: OfferRow): OfferParent => ({ row, scope: product.scope });
@@ -208,16 +197,13 @@ const OfferConnection = builder.connectionObject({
 });
 
 export interface OfferSummaryShape {
-  currency: Currency;
+  market: MarketCode;
   offerCount: number;
   regular: number | null;
   alternative: number | null;
   inStock: number | null;
   bestStockStatus: (typeof STOCK_STATUSES)[number] | null;
 }
-
-const money = (currency: Currency, value: number | null): MoneyShape | null =>
-  value === null ? null : { value, currency, includingShipping: null };
 
 const OfferSummaryRef = builder.objectRef<OfferSummaryShape>('OfferSummary').implement({
   description: 'Aggregates over a product’s available offers in the market.',
@@ -227,19 +213,19 @@ const OfferSummaryRef = builder.objectRef<OfferSummaryShape>('OfferSummary').imp
       type: MoneyRef,
       nullable: true,
       description: 'Lowest price among new-condition offers.',
-      resolve: (s) => money(s.currency, s.regular),
+      resolve: (s) => moneyIn(s.market, s.regular),
     }),
     lowestAlternativePrice: t.field({
       type: MoneyRef,
       nullable: true,
       description: 'Lowest price among used, refurbished and demo offers.',
-      resolve: (s) => money(s.currency, s.alternative),
+      resolve: (s) => moneyIn(s.market, s.alternative),
     }),
     lowestInStockPrice: t.field({
       type: MoneyRef,
       nullable: true,
       description: 'Lowest price among offers IN_STOCK.',
-      resolve: (s) => money(s.currency, s.inStock),
+      resolve: (s) => moneyIn(s.market, s.inStock),
     }),
     bestStockStatus: t.field({
       type: StockStatusEnum,
@@ -275,11 +261,11 @@ builder.objectFields(ProductRef, (t) => ({
       let counts: Promise<Map<string, number>> | undefined;
       const countOffers = async (product: ProductParent) => {
         counts ??= summariseAvailableOffers(context.db, products.map(productMarketKey)).then(
-          (summaries) => new Map(summaries.map((row) => [rowKey(row), row.offer_count])),
+          (summaries) => new Map(summaries.map((row) => [marketKeyOfRow(row), row.offer_count])),
         );
-        return (await counts).get(productRowKey(product)) ?? 0;
+        return (await counts).get(marketKey(product)) ?? 0;
       };
-      return groupByKey(products.map(productRowKey), rows, rowKey).map((group, index) => {
+      return groupByKey(products.map(marketKey), rows, marketKeyOfRow).map((group, index) => {
         const product = products[index]!;
         const total = group[0]?.total ?? (page.offset > 0 ? () => countOffers(product) : 0);
         return connectionOf(page, group.map(offerIn(product)), total);
@@ -294,7 +280,7 @@ builder.objectFields(ProductRef, (t) => ({
     description: 'The cheapest available offer in the market, with its shop; null without offers.',
     load: async (products: ProductParent[], context) => {
       const rows = await findCheapestOffers(context.db, products.map(productMarketKey));
-      return oneByKey(products.map(productRowKey), rows, rowKey).map((row, index) =>
+      return oneByKey(products.map(marketKey), rows, marketKeyOfRow).map((row, index) =>
         row ? offerIn(products[index]!)(row) : null,
       );
     },
@@ -306,9 +292,9 @@ builder.objectFields(ProductRef, (t) => ({
     description: 'Counts and lowest prices over the available offers in the market.',
     load: async (products: ProductParent[], context) => {
       const rows = await summariseAvailableOffers(context.db, products.map(productMarketKey));
-      return oneByKey(products.map(productRowKey), rows, rowKey).map(
+      return oneByKey(products.map(marketKey), rows, marketKeyOfRow).map(
         (row, index): OfferSummaryShape => ({
-          currency: MARKET_CURRENCY[products[index]!.scope.market],
+          market: products[index]!.scope.market,
           offerCount: row?.offer_count ?? 0,
           regular: row?.regular ?? null,
           alternative: row?.alternative ?? null,

@@ -9,8 +9,8 @@ import {
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { groupByKey } from '../grouping.ts';
-import { MoneyRef } from './money.ts';
-import { marketKeyOf, marketKeyOfRow, moneyIn, productMarketKey } from './price-trend.ts';
+import { MoneyRef, moneyIn } from './money.ts';
+import { marketKey, marketKeyOfRow, productMarketKey } from '../scope.ts';
 import { ProductRef, type ProductParent } from './product.ts';
 
 export const PRICE_HISTORY_DAYS = { default: 90, min: 1, max: 365 } as const;
@@ -30,8 +30,7 @@ const PriceHistoryPointRef = builder
         type: MoneyRef,
         nullable: true,
         description: 'The lowest available price that day; null when no offer was available.',
-        resolve: (point) =>
-          point.lowest_price === null ? null : moneyIn(point.market, point.lowest_price),
+        resolve: (point) => moneyIn(point.market, point.lowest_price),
       }),
     }),
   });
@@ -69,9 +68,9 @@ builder.objectField(ProductRef, 'priceHistory', (t) =>
         products.map(productMarketKey),
         daysAskedFor(args.days),
       );
-      return groupByKey(products.map(marketKeyOf), rows, marketKeyOfRow);
+      return groupByKey(products.map(marketKey), rows, marketKeyOfRow);
     },
-    loaderOptions: { cacheKeyFn: marketKeyOf },
+    loaderOptions: { cacheKeyFn: marketKey },
     resolve: (product, args) => {
       // Checked here, not in the batch, so the error sits on this field's path.
       daysAskedFor(args.days);

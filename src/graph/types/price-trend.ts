@@ -4,34 +4,11 @@
  * computes it lives only in refreshProductMarketSummaries.
  */
 import { findMarketPrices, type MarketPriceRow } from '../../db/repositories/market-prices.ts';
-import type { ProductMarketKey } from '../../db/repositories/offers.ts';
-import { MARKET_CURRENCY, type MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { oneByKey } from '../grouping.ts';
-import { MoneyRef, type MoneyShape } from './money.ts';
+import { marketKey, marketKeyOfRow, productMarketKey } from '../scope.ts';
+import { MoneyRef, moneyIn } from './money.ts';
 import { ProductRef, type ProductParent } from './product.ts';
-
-/** An amount in the market's currency, with no shipping (aggregates have none). */
-export function moneyIn(market: MarketCode, value: number): MoneyShape {
-  return { value, currency: MARKET_CURRENCY[market], includingShipping: null };
-}
-
-/** The (product, market) a market-scoped product is seen in. */
-export function productMarketKey(product: ProductParent): ProductMarketKey {
-  return { productId: product.row.id, market: product.scope.market };
-}
-
-/**
- * Loader key of a product in its market. The partner ref is left out on purpose: these
- * fields carry no URL, so the same product seen with two refs shares one load.
- */
-export function marketKeyOf(product: ProductParent): string {
-  return `${product.scope.market}:${product.row.id}`;
-}
-
-export function marketKeyOfRow(row: { product_id: number; market: MarketCode }): string {
-  return `${row.market}:${row.product_id}`;
-}
 
 /** Money is shown in cents; the stored mean keeps four decimals for the percentage. */
 function roundToCents(value: number): number {
@@ -75,9 +52,9 @@ builder.objectField(ProductRef, 'priceTrend', (t) =>
       'The price trend in the product’s market; null when the product has no available offer there.',
     load: async (products: ProductParent[], context) => {
       const rows = await findMarketPrices(context.db, products.map(productMarketKey));
-      return oneByKey(products.map(marketKeyOf), rows, marketKeyOfRow);
+      return oneByKey(products.map(marketKey), rows, marketKeyOfRow);
     },
-    loaderOptions: { cacheKeyFn: marketKeyOf },
+    loaderOptions: { cacheKeyFn: marketKey },
     resolve: (product) => product,
   }),
 );

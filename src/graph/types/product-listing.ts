@@ -31,7 +31,7 @@ import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { groupByKey } from '../grouping.ts';
 import { connectionOf, offsetPage, type OffsetPage } from '../pagination.ts';
-import type { Scope } from '../scope.ts';
+import { scopeKey, type Scope } from '../scope.ts';
 import { CategoryRef, findCategoryByReference, type CategoryParent } from './category.ts';
 import { scopeArgs, scopeFromArgs } from './market.ts';
 import { ProductConnection, ProductRef, type ProductParent } from './product.ts';
@@ -268,7 +268,7 @@ builder.objectField(CategoryRef, 'products', (t) =>
       });
     },
     loaderOptions: {
-      cacheKeyFn: (c: CategoryParent) => `${c.scope.market}:${c.row.id}:${c.scope.ref ?? ''}`,
+      cacheKeyFn: scopeKey,
     },
     resolve: (category) => category,
   }),

@@ -8,41 +8,18 @@ import {
   type ProductRow,
 } from '../../db/repositories/products.ts';
 import { badUserInput } from '../../errors.ts';
-import { isMarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { groupByKey } from '../grouping.ts';
-import { scoped, type Scoped } from '../scope.ts';
+import { loadMarketScoped, marketKey, scoped, type Scoped } from '../scope.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum, scopeArgs, scopeFromArgs } from './market.ts';
 
 export type ProductParent = Scoped<ProductRow>;
 
-/** The node key of a product in a market: "<market>:<product id>". */
-export function productKey(product: ProductParent): string {
-  return `${product.scope.market}:${product.row.id}`;
-}
-
-function parseProductKey(key: string) {
-  const [market = '', id = ''] = key.split(':');
-  if (!isMarketCode(market) || !/^[1-9]\d{0,9}$/.test(id) || Number(id) > 2 ** 31 - 1) {
-    return null;
-  }
-  return { market, id: Number(id) };
-}
-
 export const ProductRef = builder.loadableNodeRef('Product', {
-  id: { resolve: productKey },
-  load: async (keys: string[], context): Promise<(ProductParent | Error | null)[]> => {
-    const parsed = keys.map(parseProductKey);
-    const ids = parsed.flatMap((key) => (key ? [key.id] : []));
-    const rows = ids.length > 0 ? await findProductsByIds(context.db, ids) : [];
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return parsed.map((key) => {
-      if (key === null) return badUserInput('not a product id', 'id', 'malformed_id');
-      const row = byId.get(key.id);
-      return row ? { row, scope: { market: key.market, ref: null } } : null;
-    });
-  },
+  id: { resolve: (product: ProductParent) => marketKey(product) },
+  load: (keys: string[], context) =>
+    loadMarketScoped(keys, (ids) => findProductsByIds(context.db, ids), 'product'),
 });
 
 ProductRef.implement({

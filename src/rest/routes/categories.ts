@@ -1,6 +1,6 @@
 /** Categories (spec 4.4, decisions 13): categories whose name matches a text query. */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
-import { connectionVariables, pagingOf } from '../paging.ts';
+import { connectionVariables, dataEnvelopeSchema, pagingOf } from '../paging.ts';
 import { leaf, type Resource } from '../resources.ts';
 import type { RestRoute } from '../route.ts';
 import { asString, imageUrls, schemas } from '../shapes.ts';
@@ -52,9 +52,5 @@ export const categoriesRoute: RestRoute = {
     }),
   }),
   respond: (input) => ({ status: 200, body: { data: input.items } }),
-  responseSchema: (item) => ({
-    type: 'object',
-    required: ['data'],
-    properties: { data: { type: 'array', items: item } },
-  }),
+  responseSchema: dataEnvelopeSchema,
 };

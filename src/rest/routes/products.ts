@@ -3,17 +3,16 @@
  * properties, by category or GTIN, or by id.
  */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
-import { connectionVariables, linksEnvelope, pagingOf } from '../paging.ts';
+import { connectionVariables, dataEnvelopeSchema, linksEnvelope, pagingOf } from '../paging.ts';
 import type { ParamSpec } from '../params.ts';
-import { leaf, list, object, type Resource } from '../resources.ts';
+import { list, type Resource } from '../resources.ts';
 import type { RestRoute } from '../route.ts';
 import {
-  asString,
   corePropertyNode,
-  imageUrls,
+  productItemExtras,
+  productItemIdentity,
   productOffer,
   propertyNode,
-  schemas,
   OFFERS_PATH,
 } from '../shapes.ts';
 import { scopeVariables, definedVariables, productsPage } from './operations.ts';
@@ -21,28 +20,7 @@ import { scopeVariables, definedVariables, productsPage } from './operations.ts'
 export const productItem: Resource = {
   name: 'ProductItem',
   fields: {
-    productId: leaf('productId', schemas.string, { description: 'Product id.', convert: asString }),
-    productName: leaf('name', schemas.string, { description: 'Product name.' }),
-    category: object(
-      'ProductCategory',
-      {
-        id: leaf('category.categoryId', schemas.string, {
-          description: 'Category id.',
-          convert: asString,
-        }),
-        name: leaf('category.name', schemas.string, { description: 'Category name.' }),
-        rank: leaf('rankWithinCategory', schemas.integer, {
-          description: 'Rank within the category.',
-        }),
-      },
-      { description: 'The product’s category and its rank there.' },
-    ),
-    brand: object(
-      'ProductBrand',
-      { name: leaf('brand.name', schemas.string, { description: 'Brand name.' }) },
-      { description: 'The brand, or null.', nullIf: 'brand' },
-    ),
-    images: imageUrls('images'),
+    ...productItemIdentity(),
     offers: list(OFFERS_PATH, productOffer, {
       description: 'The offers available for purchase, cheapest first.',
     }),
@@ -50,22 +28,7 @@ export const productItem: Resource = {
     coreProperties: list('coreProperties', corePropertyNode(), {
       description: 'The core properties.',
     }),
-    popularity: leaf('popularity', schemas.integer, {
-      description: 'Popularity.',
-      standard: false,
-    }),
-    productPage: leaf('productPage', schemas.string, {
-      description: 'Product page URL.',
-      standard: false,
-    }),
-    gtins: leaf(
-      'gtins',
-      { type: 'array', items: { type: 'string' } },
-      {
-        description: 'GTINs.',
-        standard: false,
-      },
-    ),
+    ...productItemExtras(),
   },
 };
 
@@ -174,9 +137,6 @@ export const productsByIdRoute: RestRoute = {
       : { status: 404, message: `product ${raw[0]} not found` };
   },
   responseSchema: (item) => ({
-    oneOf: [
-      item,
-      { type: 'object', required: ['data'], properties: { data: { type: 'array', items: item } } },
-    ],
+    oneOf: [item, dataEnvelopeSchema(item)],
   }),
 };

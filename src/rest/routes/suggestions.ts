@@ -4,37 +4,23 @@
  */
 import { exclusive, type ParamSpec, type ParamValues } from '../params.ts';
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
-import { connectionVariables, pagingOf } from '../paging.ts';
+import { connectionVariables, dataEnvelopeSchema, pagingOf } from '../paging.ts';
 import { leaf, object, type Resource } from '../resources.ts';
 import type { RestRoute } from '../route.ts';
-import { asString, imageUrls, money, periodPrice, schemas, shop } from '../shapes.ts';
+import {
+  money,
+  periodPrice,
+  productItemExtras,
+  productItemIdentity,
+  schemas,
+  shop,
+} from '../shapes.ts';
 import { scopeVariables, definedVariables, productsPage } from './operations.ts';
 
 export const suggestionItem: Resource = {
   name: 'Suggestion',
   fields: {
-    productId: leaf('productId', schemas.string, { description: 'Product id.', convert: asString }),
-    productName: leaf('name', schemas.string, { description: 'Product name.' }),
-    category: object(
-      'SuggestionCategory',
-      {
-        id: leaf('category.categoryId', schemas.string, {
-          description: 'Category id.',
-          convert: asString,
-        }),
-        name: leaf('category.name', schemas.string, { description: 'Category name.' }),
-        rank: leaf('rankWithinCategory', schemas.integer, {
-          description: 'Rank within the category.',
-        }),
-      },
-      { description: 'The product’s category and its rank there.' },
-    ),
-    brand: object(
-      'SuggestionBrand',
-      { name: leaf('brand.name', schemas.string, { description: 'Brand name.' }) },
-      { description: 'The brand, or null.', nullIf: 'brand' },
-    ),
-    images: imageUrls('images'),
+    ...productItemIdentity(),
     lowestPrice: object(
       'LowestPrice',
       {
@@ -56,22 +42,7 @@ export const suggestionItem: Resource = {
       },
       { description: 'The offer with the lowest current price.', nullIf: 'lowestPrice' },
     ),
-    popularity: leaf('popularity', schemas.integer, {
-      description: 'Popularity.',
-      standard: false,
-    }),
-    productPage: leaf('productPage', schemas.string, {
-      description: 'Product page URL.',
-      standard: false,
-    }),
-    gtins: leaf(
-      'gtins',
-      { type: 'array', items: { type: 'string' } },
-      {
-        description: 'GTINs.',
-        standard: false,
-      },
-    ),
+    ...productItemExtras(),
   },
 };
 
@@ -155,9 +126,5 @@ export const suggestionsRoute: RestRoute = {
     };
   },
   respond: (input) => ({ status: 200, body: { data: input.items } }),
-  responseSchema: (item) => ({
-    type: 'object',
-    required: ['data'],
-    properties: { data: { type: 'array', items: item } },
-  }),
+  responseSchema: dataEnvelopeSchema,
 };
