@@ -60,7 +60,7 @@ export class CatalogueGenerator {
       alternativePrices: sinks.offer_alternative_prices,
     };
     for (const market of draft.markets) {
-      const offers = generateMarketOffers(
+      const currentLowestCents = generateMarketOffers(
         draft,
         market,
         frame.seed,
@@ -69,13 +69,7 @@ export class CatalogueGenerator {
         this.timestamps,
         offerSinks,
       );
-      writePriceHistory(
-        productId,
-        market,
-        frame.seed,
-        offers.currentLowestCents,
-        sinks.price_history,
-      );
+      writePriceHistory(productId, market, frame.seed, currentLowestCents, sinks.price_history);
     }
   }
 }

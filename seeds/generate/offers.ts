@@ -53,13 +53,6 @@ export interface OfferState {
   nextOfferId: number;
 }
 
-export interface MarketOffers {
-  count: number;
-  /** Cheapest available offer in cents, or the cheapest of all when none is available. */
-  currentLowestCents: number;
-  anyAvailable: boolean;
-}
-
 export interface OfferSinks {
   offers: CopyBuffer;
   alternativePrices: CopyBuffer;
@@ -110,6 +103,11 @@ export function offerCountExponent(mean: number): number {
   return exponent;
 }
 
+/**
+ * Writes the product's offers in the market and returns today's lowest price in cents: the
+ * cheapest available offer's, or the cheapest of all when none is available (the price the
+ * history ends at).
+ */
 export function generateMarketOffers(
   draft: ProductDraft,
   market: MarketFrame,
@@ -118,7 +116,7 @@ export function generateMarketOffers(
   state: OfferState,
   timestamps: TimestampTable,
   sinks: OfferSinks,
-): MarketOffers {
+): number {
   const random = new Random(seed, STREAM.offers, draft.id, market.index);
   const currency = market.currency;
   const { freeShippingFrom, shippingFees } = market.economics;
@@ -259,9 +257,5 @@ export function generateMarketOffers(
       }
     }
   }
-  return {
-    count,
-    currentLowestCents: lowestAvailable === Infinity ? lowest : lowestAvailable,
-    anyAvailable: lowestAvailable !== Infinity,
-  };
+  return lowestAvailable === Infinity ? lowest : lowestAvailable;
 }

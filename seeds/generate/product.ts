@@ -16,7 +16,7 @@ export interface ProductDraft {
   /** The brand as some shops shout it in offer names. */
   brandUpper: string;
   brandId: number;
-  /** Position of the brand in the vocabulary's list (keys its GTIN prefix). */
+  /** The brand's position among all brands, from 0 (keys its GTIN prefix). */
   brandIndex: number;
   name: string;
   /** Brand and model without the traits: how some shops title their offers. */

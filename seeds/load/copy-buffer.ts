@@ -24,20 +24,11 @@ const NATIVE_FROM = 48;
 export class CopyBuffer {
   private bytes: Buffer;
   private length = 0;
-  private pending = 0;
   /** Rows ended since the start, taken or not. */
   rows = 0;
 
   constructor(private readonly initialCapacity = 1 << 20) {
     this.bytes = Buffer.allocUnsafe(initialCapacity);
-  }
-
-  get pendingRows(): number {
-    return this.pending;
-  }
-
-  get pendingBytes(): number {
-    return this.length;
   }
 
   /** A string field (copy-safe, see above). */
@@ -89,7 +80,6 @@ export class CopyBuffer {
   /** Ends the row: its last field's tab becomes the newline. */
   end(): void {
     this.bytes[this.length - 1] = NEWLINE;
-    this.pending++;
     this.rows++;
   }
 
@@ -98,7 +88,6 @@ export class CopyBuffer {
     this.raw(text.endsWith('\n') ? text.slice(0, -1) : text);
     this.ensure(1);
     this.bytes[this.length++] = NEWLINE;
-    this.pending++;
     this.rows++;
   }
 
@@ -223,7 +212,6 @@ export class CopyBuffer {
       Math.max(this.initialCapacity, this.length + (this.length >> 2)),
     );
     this.length = 0;
-    this.pending = 0;
     return taken;
   }
 
