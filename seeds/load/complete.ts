@@ -102,7 +102,11 @@ export async function completeCatalogue(
     ...others.filter((d) => !isIndex(d)).sort(bySize),
   ].map((item) => restore(item, 1));
   const summaries = refreshed.then(() => Promise.all(last.map((item) => restore(item, 0))));
-  await Promise.all([readable, refreshed, summaries, ...rest]);
+  // Every job settles before a failure is reported: the caller's clean-up must not race jobs
+  // still building on other connections.
+  const outcomes = await Promise.allSettled([readable, refreshed, summaries, ...rest]);
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
   progress.stop();
 
   progress.note('analyzing');
