@@ -21,35 +21,35 @@ export function dayFromReference(days: number): string {
 export const HISTORY_FIRST_DAY = dayFromReference(-HISTORY_DAYS);
 
 /**
- * Timestamps as COPY-ready strings, precomputed: offers are written tens of millions of times
- * and formatting a Date for each would cost more than the rest of the row.
+ * Timestamps as COPY-ready UTF-8 bytes, precomputed: offers are written tens of millions of
+ * times and formatting a Date for each would cost more than the rest of the row.
  */
 export class TimestampTable {
   /** Minute-resolution timestamps of the last `minutes` minutes before the reference date. */
-  private readonly recent: string[];
+  private readonly recent: Uint8Array[];
   /** Midnight timestamps from `-days` to `+days` around the reference date. */
-  private readonly midnights: string[];
+  private readonly midnights: Uint8Array[];
   private readonly dayRange: number;
 
   constructor(minutes: number, days: number) {
     this.recent = Array.from({ length: minutes }, (_, minute) =>
-      formatTimestamp(referenceMs - (minute + 1) * 60_000),
+      Buffer.from(formatTimestamp(referenceMs - (minute + 1) * 60_000)),
     );
     this.dayRange = days;
     this.midnights = Array.from({ length: 2 * days + 1 }, (_, index) =>
-      formatTimestamp(referenceMs + (index - days) * DAY_MS),
+      Buffer.from(formatTimestamp(referenceMs + (index - days) * DAY_MS)),
     );
   }
 
   /** `minutesAgo` (1-based, within the table) before the reference date. */
-  minutesAgo(minutesAgo: number): string {
-    return this.recent[Math.min(this.recent.length, Math.max(1, minutesAgo)) - 1] as string;
+  minutesAgo(minutesAgo: number): Uint8Array {
+    return this.recent[Math.min(this.recent.length, Math.max(1, minutesAgo)) - 1] as Uint8Array;
   }
 
   /** Midnight UTC of the reference date plus `days`. */
-  midnight(days: number): string {
+  midnight(days: number): Uint8Array {
     const clamped = Math.min(this.dayRange, Math.max(-this.dayRange, days));
-    return this.midnights[clamped + this.dayRange] as string;
+    return this.midnights[clamped + this.dayRange] as Uint8Array;
   }
 }
 

@@ -21,9 +21,10 @@ export interface MarketRow {
 export interface LeafFrame {
   categoryId: number;
   spec: LeafCategorySpec;
-  /** Brand names of this leaf, and their ids and GTIN prefixes in the same order. */
+  /** Brand names of this leaf, and their ids in the same order. */
   brandNames: readonly string[];
   brandIds: readonly number[];
+  /** Products in this leaf. */
   size: number;
 }
 

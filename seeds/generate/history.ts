@@ -10,7 +10,7 @@
  */
 import { HISTORY_DAYS, HISTORY_FIRST_DAY } from '../calendar.ts';
 import { roundShopPrice } from '../economics.ts';
-import type { CopyBuffer } from '../load/copy-buffer.ts';
+import { encoded, type CopyBuffer } from '../load/copy-buffer.ts';
 import type { MarketFrame } from '../frame.ts';
 import { Random, STREAM } from '../random.ts';
 
@@ -47,7 +47,11 @@ export function writePriceHistory(
 
   // Columns in TABLE_COLUMNS.price_history order; the array as a literal, each run of equal
   // prices written once and copied.
-  out.int(productId).str(market.code).str(HISTORY_FIRST_DAY).rawByte(OPEN_BRACE);
+  out
+    .int(productId)
+    .bytes(encoded(market.code))
+    .bytes(encoded(HISTORY_FIRST_DAY))
+    .rawByte(OPEN_BRACE);
   if (missing > 0) {
     const start = out.mark();
     out.raw('NULL,').repeatSince(start, missing);

@@ -14,7 +14,7 @@ import { roundShopPrice } from '../economics.ts';
 import type { MarketFrame } from '../frame.ts';
 import { Random, STREAM, WeightedPicker } from '../random.ts';
 import { MAX_OFFERS_PER_MARKET } from '../scales.ts';
-import type { CopyBuffer } from '../load/copy-buffer.ts';
+import { encoded, type CopyBuffer } from '../load/copy-buffer.ts';
 import type { ProductDraft } from './product.ts';
 
 // Weights per value of the schema's closed sets (src/db/types.ts, decisions section 5). With
@@ -43,6 +43,8 @@ const CONDITION_PICKER = new WeightedPicker(
   PRODUCT_CONDITIONS.map((condition) => CONDITION_TRAITS[condition].weight),
 );
 const TAGLINES = [' - free delivery', ' - EU model', ' - 2-year warranty', ' - in stock now'];
+
+const PRODUCT_PATH = encoded('/p/');
 
 /** updated_at lies within the three days before the reference date. */
 export const UPDATE_WINDOW_MINUTES = 3 * 24 * 60;
@@ -119,6 +121,8 @@ export function generateMarketOffers(
 ): number {
   const random = new Random(seed, STREAM.offers, draft.id, market.index);
   const currency = market.currency;
+  const marketCode = encoded(market.code);
+  const currencyCode = encoded(currency);
   const { freeShippingFrom, shippingFees } = market.economics;
   const localCents =
     draft.basePriceEur *
@@ -191,27 +195,27 @@ export function generateMarketOffers(
     const tagline = random.next();
     const taglinePick = tagline >= 0.9 ? random.pick(TAGLINES) : '';
     const updatedMinutesAgo = random.int(1, UPDATE_WINDOW_MINUTES);
-    const shopUrl = market.shopUrls[shop] as string;
+    const shopUrl = encoded(market.shopUrls[shop] as string);
 
     // Columns in TABLE_COLUMNS.offers order.
     offers
       .int(id)
       .int(draft.id)
       .int(market.shopIds[shop] as number)
-      .str(market.code)
-      .str(currency);
+      .bytes(marketCode)
+      .bytes(currencyCode);
     // offer_name, the shop's own title: the product name, shortened, with the brand in capitals
     // or with a tagline; a second-hand offer says what it is.
     if (condition !== 'CONDITION_NEW')
-      offers.raw(draft.name).str(CONDITION_TRAITS[condition].label);
-    else if (tagline < 0.65) offers.str(draft.name);
+      offers.rawBytes(draft.nameBytes).str(CONDITION_TRAITS[condition].label);
+    else if (tagline < 0.65) offers.bytes(draft.nameBytes);
     else if (tagline < 0.8) offers.str(draft.shortName);
     else if (tagline < 0.9)
       offers.raw(draft.brandUpper).str(draft.name.slice(draft.brandName.length));
-    else offers.raw(draft.name).str(taglinePick);
+    else offers.rawBytes(draft.nameBytes).str(taglinePick);
     // url: the product's page on the shop's own site.
-    offers.raw(shopUrl).raw('/p/').int(draft.id);
-    offers.str(condition).str(stock).bool(purchasable);
+    offers.rawBytes(shopUrl).rawBytes(PRODUCT_PATH).int(draft.id);
+    offers.bytes(encoded(condition)).bytes(encoded(stock)).bool(purchasable);
     offers.cents(priceCents);
     if (shippingCents < 0) offers.null();
     else offers.cents(priceCents + shippingCents);
@@ -220,23 +224,29 @@ export function generateMarketOffers(
     else
       offers
         .cents(memberCents)
-        .str(timestamps.midnight(memberStart))
-        .str(timestamps.midnight(memberEnd));
+
+        .bytes(timestamps.midnight(memberStart))
+
+        .bytes(timestamps.midnight(memberEnd));
     if (onSale) {
       offers
         .cents(priceCents)
-        .str(timestamps.midnight(saleStart))
-        .str(timestamps.midnight(saleEnd));
+
+        .bytes(timestamps.midnight(saleStart))
+
+        .bytes(timestamps.midnight(saleEnd));
       offers
         .cents(originalCents)
-        .str(timestamps.midnight(originalStart))
-        .str(timestamps.midnight(saleStart));
+
+        .bytes(timestamps.midnight(originalStart))
+
+        .bytes(timestamps.midnight(saleStart));
     } else if (originalCents >= 0) {
       offers.null().null().null().cents(originalCents).null().null();
     } else {
       offers.null().null().null().null().null().null();
     }
-    offers.str(timestamps.minutesAgo(updatedMinutesAgo));
+    offers.bytes(timestamps.minutesAgo(updatedMinutesAgo));
     offers.end();
 
     // Bundles or payment plans at another price, each with its own link.
@@ -248,8 +258,8 @@ export function generateMarketOffers(
           .int(id)
           .int(position)
           .cents(altCents)
-          .raw(shopUrl)
-          .raw('/p/')
+          .rawBytes(shopUrl)
+          .rawBytes(PRODUCT_PATH)
           .rawInt(draft.id)
           .raw('?variant=')
           .int(position + 2)

@@ -19,6 +19,8 @@ export interface ProductDraft {
   /** The brand's position among all brands, from 0 (keys its GTIN prefix). */
   brandIndex: number;
   name: string;
+  /** The name's UTF-8 bytes: most of the product's offers carry it. */
+  nameBytes: Uint8Array;
   /** Brand and model without the traits: how some shops title their offers. */
   shortName: string;
   traits: ReadonlyMap<string, number | string>;
@@ -81,6 +83,7 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
     brandId: leaf.brandIds[brandIndex] as number,
     brandIndex: (leaf.brandIds[brandIndex] as number) - 1,
     name,
+    nameBytes: Buffer.from(name, 'utf8'),
     shortName,
     traits,
     rank,
@@ -97,7 +100,7 @@ export function writeProduct(draft: ProductDraft, out: CopyBuffer): void {
   // Columns in TABLE_COLUMNS.products order.
   out
     .int(draft.id)
-    .str(draft.name)
+    .bytes(draft.nameBytes)
     .int(draft.brandId)
     .int(draft.leaf.categoryId)
     .int(draft.rank)

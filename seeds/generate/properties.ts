@@ -4,7 +4,7 @@
  * Node ids number the tree depth first from 1, so a parent's id is below its children's.
  */
 import { Random, STREAM } from '../random.ts';
-import type { CopyBuffer } from '../load/copy-buffer.ts';
+import { encoded, type CopyBuffer } from '../load/copy-buffer.ts';
 import {
   IMAGE_CDN,
   isGroup,
@@ -29,6 +29,10 @@ function iconUrl(key: string | undefined): string | null {
     iconUrls.set(key, url);
   }
   return url;
+}
+
+function vocabularyOrNull(out: CopyBuffer, text: string | null | undefined): CopyBuffer {
+  return text === null || text === undefined ? out.null() : out.bytes(encoded(text));
 }
 
 function decimalsOf(step: number): number {
@@ -91,19 +95,21 @@ export function writeProperties(draft: ProductDraft, seed: number, out: CopyBuff
     if (parentId === 0) out.null();
     else out.int(parentId);
     out.int(position);
+    // Every string here comes from the vocabulary: a fixed set, encoded once.
     if (isGroup(spec)) {
-      out.str('category').str(spec.group).null().null().null().null().strOrNull(iconUrl(spec.icon));
-      out.bool(false).null();
+      out.bytes(encoded('category')).bytes(encoded(spec.group)).null().null().null().null();
+      vocabularyOrNull(out, iconUrl(spec.icon)).bool(false).null();
     } else {
       const value = node.value;
-      out.str(spec.type).str(spec.name);
+      out.bytes(encoded(spec.type)).bytes(encoded(spec.name));
       if (typeof value === 'boolean') out.bool(value).null().null();
-      else if (typeof value === 'string') out.null().str(value).null();
+      else if (typeof value === 'string') out.null().bytes(encoded(value)).null();
       else if (typeof value === 'number') out.null().null().number(value);
       else out.null().null().null();
-      out.strOrNull(spec.unit).strOrNull(iconUrl(spec.icon));
+      vocabularyOrNull(out, spec.unit);
+      vocabularyOrNull(out, iconUrl(spec.icon));
       if (spec.core === undefined) out.bool(false).null();
-      else out.bool(true).str(spec.core);
+      else out.bool(true).bytes(encoded(spec.core));
     }
     out.end();
     node.children.forEach((child, index) => write(child, id, index));

@@ -1,5 +1,5 @@
 /**
- * Where generated COPY text goes. Three ways, one interface:
+ * Where generated COPY text goes. Four ways, one interface:
  *
  * - parallel COPY (a Postgres server with a pool of at least one connection per table): each
  *   table streams into its own COPY on its own connection, so Postgres ingests several tables
@@ -8,7 +8,8 @@
  *   table and chunk;
  * - embedded COPY (PGlite, when the database handle exposes the PGlite instance as `pglite`):
  *   PGlite's own COPY FROM '/dev/blob', one per table and chunk, inside the transaction of a
- *   pool connection (PGlite is one session). About three times faster than array inserts;
+ *   pool connection (PGlite is one session). PGlite ingests it about three times faster than
+ *   the array inserts below;
  * - array inserts (PGlite otherwise): `insert … select from unnest($1::text[], …)`, one
  *   statement per table and chunk. PGlite's node-postgres adapter does forward COPY FROM
  *   STDIN, but the embedded server then ends the whole process (exit(1), PGlite 0.5.16), so it
@@ -28,7 +29,7 @@ import { parseCopyText } from './copy-text.ts';
 export interface TableWriter {
   /** Appends rows (COPY text) to a table; resolves when the writer can take more. */
   write(table: GeneratedTable, chunk: Buffer): Promise<void>;
-  /** Commits everything written; returns the rows written per table. */
+  /** Commits everything written and releases the connections. */
   finish(): Promise<void>;
   /** Rolls back what is not committed and releases the connections. */
   abort(error: Error): Promise<void>;
