@@ -9,8 +9,10 @@
  *      offers in product order instead of hashing 30 million rows, and then reads price
  *      history in key order too (measured several times faster than without);
  *   2. the refresh, split into ranges of products run side by side, ahead of anything queued;
- *   3. meanwhile, the other tables' indexes, biggest first, then the foreign keys;
- *   4. last, the summaries' own indexes and keys, so that the refresh filled a bare table.
+ *   3. meanwhile, the other tables' indexes, biggest first;
+ *   4. the summaries' own indexes once the refresh has filled the bare table;
+ *   5. each foreign key once the indexes of both its tables are built, one per table at a
+ *      time: jobs wait for their locks before they take a connection, never on one.
  */
 import { availableParallelism } from 'node:os';
 import { sql } from 'kysely';
@@ -58,11 +60,8 @@ export async function completeCatalogue(
 
   const bySize = (a: DeferredDefinition, b: DeferredDefinition) =>
     (options.rows[b.table] ?? 0) - (options.rows[a.table] ?? 0) || a.name.localeCompare(b.name);
-  const ofSummaries = (d: DeferredDefinition) => d.table === SUMMARIES;
-  const isIndex = (d: DeferredDefinition) => d.kind === 'index';
-  const refreshReads = definitions.filter(servesRefresh);
-  const others = definitions.filter((d) => !ofSummaries(d) && !servesRefresh(d));
-  const last = definitions.filter(ofSummaries);
+  const indexes = definitions.filter((d) => d.kind === 'index').sort(bySize);
+  const keys = definitions.filter((d) => d.kind === 'foreign key').sort(bySize);
   // More ranges than connections, so the last ones to finish are short.
   const ranges = productRanges(options.products, parallelism * 2);
 
@@ -78,35 +77,70 @@ export async function completeCatalogue(
       if (seconds >= 1) progress.detail(`${what} in ${seconds.toFixed(1)} s`);
     });
   const restore = (item: DeferredDefinition, priority: number) =>
-    run(`${isIndex(item) ? 'built' : 'validated'} ${item.name}`, priority, () =>
+    run(`${item.kind === 'index' ? 'built' : 'validated'} ${item.name}`, priority, () =>
       restoreDefinition(database.pool, item),
     );
 
+  // Jobs wait for what they need before they take a connection: a job blocked on a lock
+  // would hold its connection while a core idles. Everything is scheduled synchronously, so
+  // every promise has its handler before any job can fail.
+  const scheduled: Promise<unknown>[] = [];
+  const schedule = <T>(job: Promise<T>) => {
+    scheduled.push(job);
+    return job;
+  };
+
   let summaryRows = 0;
-  const readable = Promise.all(refreshReads.map((item) => restore(item, 0)));
-  const refreshed = readable.then(() =>
-    Promise.all(
-      ranges.map(([first, last], index) =>
-        run(`refreshed summaries ${index + 1}/${ranges.length}`, 0, async () => {
-          // Awaited before adding: `x += await …` would read x before the wait.
-          const rows = await refreshSummaries(database, options.asOf, first, last);
-          summaryRows += rows;
-        }),
+  const refreshPathJobs = new Map(
+    indexes.filter(servesRefresh).map((item) => [item, schedule(restore(item, 0))] as const),
+  );
+  const refreshPaths = [...refreshPathJobs.values()];
+  const refreshed = schedule(
+    allSucceeded(refreshPaths).then(() =>
+      allSucceeded(
+        ranges.map(([first, last], index) =>
+          run(`refreshed summaries ${index + 1}/${ranges.length}`, 0, async () => {
+            // Awaited before adding: `x += await …` would read x before the wait.
+            const rows = await refreshSummaries(database, options.asOf, first, last);
+            summaryRows += rows;
+          }),
+        ),
       ),
     ),
   );
-  // All indexes before any foreign key: adding a key waits for the index builds on both of
-  // its tables, and a job waiting on a lock holds a connection while a core idles.
-  const rest = [
-    ...others.filter(isIndex).sort(bySize),
-    ...others.filter((d) => !isIndex(d)).sort(bySize),
-  ].map((item) => restore(item, 1));
-  const summaries = refreshed.then(() => Promise.all(last.map((item) => restore(item, 0))));
+
+  // Indexes, biggest tables first; the summaries' once the refresh has filled the table.
+  const indexesBuilt = new Map<string, Promise<void>>();
+  for (const table of new Set(indexes.map((item) => item.table))) {
+    const own = indexes.filter((item) => item.table === table);
+    const built =
+      table === SUMMARIES
+        ? refreshed.then(() => allSucceeded(own.map((item) => restore(item, 0))))
+        : allSucceeded(own.map((item) => refreshPathJobs.get(item) ?? restore(item, 1)));
+    indexesBuilt.set(table, schedule(built));
+  }
+
+  // Foreign keys: each after the index builds on both of its tables (adding one conflicts
+  // with CREATE INDEX), one at a time per table (validations of one table conflict too).
+  const lastKeyOf = new Map<string, Promise<void>>();
+  for (const item of keys) {
+    const referenced = /REFERENCES\s+"?([\w.]+)"?/i.exec(item.definition)?.[1] ?? '';
+    const before: Promise<unknown>[] = [];
+    for (const needed of [
+      indexesBuilt.get(item.table),
+      indexesBuilt.get(referenced),
+      lastKeyOf.get(item.table),
+      item.table === SUMMARIES ? refreshed : undefined,
+    ]) {
+      if (needed) before.push(needed);
+    }
+    const validated = schedule(allSucceeded(before).then(() => restore(item, 2)));
+    lastKeyOf.set(item.table, validated);
+  }
+
   // Every job settles before a failure is reported: the caller's clean-up must not race jobs
-  // still building on other connections.
-  const outcomes = await Promise.allSettled([readable, refreshed, summaries, ...rest]);
-  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failure) throw failure.reason;
+  // still running on other connections.
+  await allSucceeded(scheduled);
   progress.stop();
 
   progress.note('analyzing');
@@ -152,6 +186,13 @@ async function refreshSummaries(
       await sql`reset work_mem`.execute(connection);
     }
   });
+}
+
+/** Waits for every promise to settle; then fails with the first failure, if any. */
+async function allSucceeded(promises: readonly Promise<unknown>[]): Promise<void> {
+  const outcomes = await Promise.allSettled(promises);
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** Splits 1..products into `count` contiguous ranges of nearly equal size. */
