@@ -11,6 +11,7 @@ import { maskError } from './errors.ts';
 import { createRequestContext, type RequestContext } from './context.ts';
 import { createMarketDirectory } from './db/repositories/markets.ts';
 import type { DatabaseHandle } from './db/client.ts';
+import { databaseConnectionFailure } from './db/connection-errors.ts';
 import { pendingMigrations } from './db/migrator.ts';
 import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { schema } from './graph/schema.ts';
@@ -21,7 +22,7 @@ import {
   rateLimitSubject,
   tooManyRequestsResponse,
 } from './auth/rate-limiter.ts';
-import { RestEngine } from './rest/engine.ts';
+import { RestEngine, RETRY_AFTER_UNAVAILABLE_SECONDS } from './rest/engine.ts';
 import { handleTokenRequest, TOKEN_PATH } from './rest/token-endpoint.ts';
 import { errorResponse, jsonResponse } from './rest/http.ts';
 import { restRoutes } from './rest/routes/index.ts';
@@ -123,8 +124,15 @@ export function createApp({ config, database, logger }: AppDependencies) {
     try {
       response = await route(request, url, requestId, serverContext.req?.socket?.remoteAddress);
     } catch (error) {
-      logger.error({ err: error, requestId, path: url.pathname }, 'request failed');
-      response = errorResponse(500, 'internal error', requestId);
+      if (databaseConnectionFailure(error) !== undefined) {
+        logger.warn({ err: error, requestId, path: url.pathname }, 'database unreachable');
+        response = errorResponse(503, 'the catalogue is unavailable', requestId, {
+          headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+        });
+      } else {
+        logger.error({ err: error, requestId, path: url.pathname }, 'request failed');
+        response = errorResponse(500, 'internal error', requestId);
+      }
     }
     response.headers.set('x-request-id', requestId);
     return response;

@@ -108,6 +108,17 @@ describe('without a database', () => {
       );
       const body = (await graphql.json()) as { errors: { extensions: { code: string } }[] };
       expect(body.errors[0]?.extensions.code).toBe('SERVICE_UNAVAILABLE');
+
+      // The token endpoint reads clients itself: the same 503, not a 500.
+      const token = await app.fetch(
+        new Request('http://test/partner-search/token', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials&client_id=demo-partner&client_secret=demo-secret',
+        }),
+      );
+      expect(token.status).toBe(503);
+      expect(token.headers.get('retry-after')).toBe('5');
     } finally {
       await unreachable.close();
     }

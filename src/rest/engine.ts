@@ -26,7 +26,8 @@ import {
 } from './resources.ts';
 import type { RestRoute } from './route.ts';
 
-const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+/** How long a client should wait when the database cannot be reached. */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
 /** Data routes may be cached briefly by clients and shared caches (partner answers: privately). */
 const CACHE_CONTROL = { public: 'public, max-age=30', private: 'private, max-age=30' } as const;
