@@ -44,10 +44,7 @@ interface EmbeddedDatabase {
 
 /** The PGlite instance behind an embedded handle, when the handle exposes it. */
 function embeddedInstance(database: DatabaseHandle): EmbeddedDatabase | undefined {
-  const candidate = (database as { pglite?: unknown }).pglite;
-  return typeof (candidate as EmbeddedDatabase | undefined)?.query === 'function'
-    ? (candidate as EmbeddedDatabase)
-    : undefined;
+  return database.pglite;
 }
 
 export function chooseWriter(database: DatabaseHandle, tables: number): WriterKind {

@@ -48,6 +48,8 @@ export interface DatabaseHandle {
   kind: DatabaseKind;
   /** The node-postgres pool under Kysely, for what Kysely does not do (COPY in seeding). */
   pool: pg.Pool;
+  /** The embedded instance itself (its own COPY from a blob loads the sample faster). */
+  pglite?: PGlite;
   /** Closes the pool and, when this module created it, the embedded database. */
   close(): Promise<void>;
 }
@@ -59,6 +61,7 @@ export async function createEmbeddedDatabase(dataDir: string): Promise<PGlite> {
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   let ownedPglite: PGlite | undefined;
+  let pglite: PGlite | undefined;
   let pool: pg.Pool;
   let kind: DatabaseKind;
 
@@ -72,7 +75,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     });
   } else {
     kind = 'embedded';
-    const pglite =
+    pglite =
       options.pglite ??
       (ownedPglite = await createEmbeddedDatabase(options.embeddedDataDir ?? 'memory://'));
     // PGlite is a single connection; the adapter's pool serialises access to it.
@@ -93,6 +96,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     db,
     kind,
     pool,
+    ...(pglite ? { pglite } : {}),
     async close() {
       await db.destroy();
       await ownedPglite?.close();
