@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.ts';
 import { refreshProductMarketSummaries } from '../../src/db/repositories/product-market-summaries.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertOffers, insertProduct } from '../helpers/fixtures.ts';
+import { postGraphql } from '../helpers/graphql.ts';
 
 const AS_OF = '2026-11-01';
 /** 90 days before AS_OF: the first day of the trend's window and of the stored histories. */
@@ -78,13 +79,7 @@ describe(`Product.priceTrend, priceHistory and marketPrices on ${databaseKind}`,
   afterAll(() => database?.dispose());
 
   async function post(query: string, variables: Record<string, unknown> = {}) {
-    const response = await app.fetch(
-      new Request('http://test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query, variables }),
-      }),
-    );
+    const response = await postGraphql(app, query, variables);
     return (await response.json()) as { data: any; errors?: any[] };
   }
 

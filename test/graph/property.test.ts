@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { ProductPropertiesTable } from '../../src/db/types.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertProduct } from '../helpers/fixtures.ts';
+import { postGraphql } from '../helpers/graphql.ts';
 
 type Node = Insertable<ProductPropertiesTable>;
 
@@ -108,13 +109,7 @@ describe(`Product.properties and coreProperties on ${databaseKind}`, () => {
   afterAll(() => database?.dispose());
 
   async function graphql(query: string, variables: Record<string, unknown> = {}) {
-    const response = await app.fetch(
-      new Request('http://test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query, variables }),
-      }),
-    );
+    const response = await postGraphql(app, query, variables);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { data: any; errors?: unknown[] };
     expect(body.errors).toBeUndefined();

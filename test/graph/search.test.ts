@@ -15,6 +15,7 @@ import {
 } from '../../src/db/repositories/product-search.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertOffers, insertProduct } from '../helpers/fixtures.ts';
+import { postGraphql } from '../helpers/graphql.ts';
 
 const AS_OF = '2026-11-01';
 /** 90 days before AS_OF: the first day of the price-trend window. */
@@ -91,13 +92,7 @@ describe(`text search on ${databaseKind}`, () => {
   }
 
   async function graphql(query: string, variables: Record<string, unknown> = {}) {
-    const response = await app.fetch(
-      new Request('http://test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query, variables }),
-      }),
-    );
+    const response = await postGraphql(app, query, variables);
     return { status: response.status, body: (await response.json()) as GraphQLResponse };
   }
 
