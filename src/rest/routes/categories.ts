@@ -1,10 +1,10 @@
 /** Categories (spec 4.4, decisions 13): categories whose name matches a text query. */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
-import { connectionVariables, dataEnvelopeSchema, pagingOf } from '../paging.ts';
+import { dataEnvelopeSchema } from '../paging.ts';
 import { leaf, type Resource } from '../resources.ts';
 import type { RestRoute } from '../route.ts';
 import { asString, imageUrls, schemas } from '../shapes.ts';
-import { categoriesPage, definedVariables, scopeVariables } from './operations.ts';
+import { categoriesPage, pageVariables } from './operations.ts';
 
 export const categoryItem: Resource = {
   name: 'CategoryItem',
@@ -45,10 +45,8 @@ export const categoriesRoute: RestRoute = {
   plan: (params) => ({
     shape: categoriesPage,
     shapeKey: 'list',
-    variables: definedVariables({
-      ...scopeVariables(params),
+    variables: pageVariables(params, {
       query: params.q,
-      ...connectionVariables(pagingOf(params)),
     }),
   }),
   respond: (input) => ({ status: 200, body: { data: input.items } }),

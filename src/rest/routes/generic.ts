@@ -3,7 +3,7 @@
  * under /v1 with the `meta`/`items` envelope.
  */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
-import { connectionVariables, genericEnvelope, pagingOf } from '../paging.ts';
+import { genericEnvelope } from '../paging.ts';
 import type { ParamSpec } from '../params.ts';
 import { computed, leaf, list, object, valueAt, type Resource } from '../resources.ts';
 import type { ResponseInput, RestRoute, RouteResponse } from '../route.ts';
@@ -24,6 +24,7 @@ import {
   productsPage,
   productsPageWithTotal,
   singleCategory,
+  pageVariables,
 } from './operations.ts';
 
 /** The generic category resource, read at `prefix` ('' or 'category.'). */
@@ -206,10 +207,7 @@ export const genericProductsRoute: RestRoute = {
   plan: (params) => ({
     shape: productsPageWithTotal,
     shapeKey: 'list',
-    variables: definedVariables({
-      ...scopeVariables(params),
-      ...connectionVariables(pagingOf(params)),
-    }),
+    variables: pageVariables(params),
   }),
   respond: (input) => ({ status: 200, body: genericEnvelope(input) }),
   responseSchema: listSchema,
@@ -249,10 +247,7 @@ export const genericCategoriesRoute: RestRoute = {
   plan: (params) => ({
     shape: allCategoriesPage,
     shapeKey: 'list',
-    variables: definedVariables({
-      ...scopeVariables(params),
-      ...connectionVariables(pagingOf(params)),
-    }),
+    variables: pageVariables(params),
   }),
   respond: (input) => ({ status: 200, body: genericEnvelope(input) }),
   responseSchema: listSchema,
@@ -293,10 +288,8 @@ export const genericCategoryProductsRoute: RestRoute = {
   plan: (params) => ({
     shape: categoryProductsPage,
     shapeKey: 'list',
-    variables: definedVariables({
-      ...scopeVariables(params),
+    variables: pageVariables(params, {
       id: params.id,
-      ...connectionVariables(pagingOf(params)),
     }),
   }),
   respond: (input) =>

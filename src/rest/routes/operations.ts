@@ -1,6 +1,6 @@
 /** The GraphQL operations REST routes run, each written once. */
 import type { OperationShape } from '../document.ts';
-import { PAGE_INFO_PATHS } from '../paging.ts';
+import { connectionVariables, PAGE_INFO_PATHS, pagingOf } from '../paging.ts';
 import type { ParamValues } from '../params.ts';
 
 const PRODUCTS_VARIABLES =
@@ -74,4 +74,19 @@ export function definedVariables(variables: Record<string, unknown>): Record<str
 export function scopeVariables(params: ParamValues): { market: string; ref?: string } {
   const market = String(params.market).toUpperCase();
   return params.ref === undefined ? { market } : { market, ref: params.ref as string };
+}
+
+/**
+ * A paged route's variables: its scope, what the route adds, and `limit`/`offset` as
+ * connection arguments; undefined values left out so the arguments' defaults apply.
+ */
+export function pageVariables(
+  params: ParamValues,
+  variables: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return definedVariables({
+    ...scopeVariables(params),
+    ...variables,
+    ...connectionVariables(pagingOf(params)),
+  });
 }

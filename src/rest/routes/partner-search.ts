@@ -3,12 +3,12 @@
  * offers, for partners holding a token; every offer URL carries the partner's `ref`.
  */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
-import { connectionVariables, pagingOf, partnerEnvelope } from '../paging.ts';
+import { partnerEnvelope } from '../paging.ts';
 import type { ParamSpec } from '../params.ts';
 import { leaf, list, object, type Resource } from '../resources.ts';
 import type { RestRoute } from '../route.ts';
 import { imageUrls, money, periodPrice, schemas, OFFERS_PATH } from '../shapes.ts';
-import { scopeVariables, definedVariables, productsPage, singleProduct } from './operations.ts';
+import { productsPage, singleProduct, pageVariables } from './operations.ts';
 
 const partnerOffer: Resource = {
   name: 'PartnerOffer',
@@ -142,11 +142,9 @@ export const partnerSearchRoute: RestRoute = {
     return {
       shape: productsPage,
       shapeKey: 'list',
-      variables: definedVariables({
-        ...scopeVariables(params),
+      variables: pageVariables(params, {
         ids: asProductIds(params.productIds as string[] | undefined),
         gtins: params.gtins,
-        ...connectionVariables(pagingOf(params)),
       }),
     };
   },
@@ -184,10 +182,8 @@ export const partnerProductRoute: RestRoute = {
     return {
       shape: singleProduct,
       shapeKey: 'single',
-      variables: definedVariables({
-        ...scopeVariables(params),
+      variables: pageVariables(params, {
         id: params.productId,
-        ...connectionVariables(pagingOf(params)),
       }),
     };
   },

@@ -3,7 +3,7 @@
  * properties, by category or GTIN, or by id.
  */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
-import { connectionVariables, dataEnvelopeSchema, linksEnvelope, pagingOf } from '../paging.ts';
+import { dataEnvelopeSchema, linksEnvelope } from '../paging.ts';
 import type { ParamSpec } from '../params.ts';
 import { list, type Resource } from '../resources.ts';
 import type { RestRoute } from '../route.ts';
@@ -15,7 +15,7 @@ import {
   propertyNode,
   OFFERS_PATH,
 } from '../shapes.ts';
-import { scopeVariables, definedVariables, productsPage } from './operations.ts';
+import { scopeVariables, definedVariables, productsPage, pageVariables } from './operations.ts';
 
 export const productItem: Resource = {
   name: 'ProductItem',
@@ -81,11 +81,9 @@ export const productsRoute: RestRoute = {
   plan: (params) => ({
     shape: productsPage,
     shapeKey: 'list',
-    variables: definedVariables({
-      ...scopeVariables(params),
+    variables: pageVariables(params, {
       category: params['filter[category]'],
       gtins: params.gtin,
-      ...connectionVariables(pagingOf(params)),
     }),
   }),
   respond: (input) => ({ status: 200, body: linksEnvelope(input) }),

@@ -4,7 +4,7 @@
  */
 import { exclusive, type ParamSpec, type ParamValues } from '../params.ts';
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
-import { connectionVariables, dataEnvelopeSchema, pagingOf } from '../paging.ts';
+import { dataEnvelopeSchema } from '../paging.ts';
 import { leaf, object, type Resource } from '../resources.ts';
 import type { RestRoute } from '../route.ts';
 import {
@@ -15,7 +15,7 @@ import {
   schemas,
   shop,
 } from '../shapes.ts';
-import { scopeVariables, definedVariables, productsPage } from './operations.ts';
+import { definedVariables, productsPage, pageVariables } from './operations.ts';
 
 export const suggestionItem: Resource = {
   name: 'Suggestion',
@@ -115,13 +115,11 @@ export const suggestionsRoute: RestRoute = {
     return {
       shape: productsPage,
       shapeKey: 'list',
-      variables: definedVariables({
-        ...scopeVariables(params),
+      variables: pageVariables(params, {
         query,
         category: exclusive(params, 'category', 'filter[category]'),
         priceTrend: priceTrendFilter(params),
         orderBy: query === undefined ? 'PRICE_TREND' : 'RELEVANCE',
-        ...connectionVariables(pagingOf(params)),
       }),
     };
   },
