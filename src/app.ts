@@ -13,6 +13,7 @@ import { createMarketDirectory } from './db/repositories/markets.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { databaseConnectionFailure } from './db/connection-errors.ts';
 import { pendingMigrations } from './db/migrator.ts';
+import { setLoaderBatching } from './graph/batching.ts';
 import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { schema } from './graph/schema.ts';
 import type { Logger } from './logger.ts';
@@ -36,6 +37,7 @@ export interface AppDependencies {
 }
 
 export function createApp({ config, database, logger }: AppDependencies) {
+  setLoaderBatching(config.dataLoaderBatching);
   const markets = createMarketDirectory(database.db, config.siteUrls);
   const yoga = createYoga<Record<string, unknown>, RequestContext>({
     schema,

@@ -35,6 +35,11 @@ export interface Config {
   rateLimitClientPerMinute: number;
   logLevel: LogLevel;
   production: boolean;
+  /**
+   * DataLoader batching and per-request caching. Off only for the benchmark's "naive" floor
+   * (performance.md): every relation is then loaded by its own statement, row by row.
+   */
+  dataLoaderBatching: boolean;
 }
 
 export class ConfigError extends Error {
@@ -150,6 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitClientPerMinute: read.integer('RATE_LIMIT_CLIENT_PER_MINUTE', 6000, 0, 1_000_000),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     production,
+    dataLoaderBatching: read.boolean('DATALOADER_BATCHING', true),
   };
   checkTokenRaisesRateLimit(config, read.problems);
   if (read.problems.length > 0) throw new ConfigError(read.problems);

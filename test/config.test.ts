@@ -29,6 +29,7 @@ describe('configuration', () => {
       rateLimitClientPerMinute: 6000,
       logLevel: 'info',
       production: false,
+      dataLoaderBatching: true,
     });
   });
 
@@ -49,6 +50,7 @@ describe('configuration', () => {
       RATE_LIMIT_CLIENT_PER_MINUTE: '0',
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
+      DATALOADER_BATCHING: 'off',
     });
     expect(config).toEqual({
       port: 8080,
@@ -65,6 +67,7 @@ describe('configuration', () => {
       rateLimitClientPerMinute: 0,
       logLevel: 'debug',
       production: true,
+      dataLoaderBatching: false,
     });
   });
 

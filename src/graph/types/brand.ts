@@ -1,12 +1,14 @@
 /** Brand: the maker of products; the same in every market. */
 import { findBrandsByIds, type BrandRow } from '../../db/repositories/brands.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { oneByKey } from '../grouping.ts';
 import { ProductRef } from './product.ts';
 
 export const BrandRef = builder.loadableNode('Brand', {
   description: 'A brand (the maker of products).',
   id: { resolve: (brand: BrandRow) => String(brand.id) },
+  loaderOptions: loaderOptions(),
   load: async (keys: string[], context) => {
     const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
     const rows = ids.length > 0 ? await findBrandsByIds(context.db, ids) : [];

@@ -21,6 +21,7 @@ import { MAX_QUERY_LENGTH, searchTermOf } from '../../db/repositories/product-se
 import type { RequestContext } from '../../context.ts';
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { connectionOf, offsetPage } from '../pagination.ts';
 import {
@@ -40,6 +41,7 @@ export type CategoryParent = Scoped<CategoryRow>;
 
 export const CategoryRef = builder.loadableNodeRef('Category', {
   id: { resolve: (category: CategoryParent) => marketKey(category) },
+  loaderOptions: loaderOptions(),
   load: (keys: string[], context) =>
     loadMarketScoped(keys, (ids) => findCategoriesByIds(context.db, ids), 'category'),
 });
@@ -91,7 +93,7 @@ CategoryRef.implement({
           (row) => row.id,
         ).map((row, index) => (row ? { row, scope: keys[index]!.scope } : null));
       },
-      loaderOptions: { cacheKeyFn: scopeKey },
+      loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),
       resolve: (c) => (c.row.parent_id === null ? null : c),
     }),
     children: t.loadableList({
@@ -108,7 +110,7 @@ CategoryRef.implement({
           (row) => row.parent_id,
         ).map((group, index) => group.map(scoped<CategoryRow>(keys[index]!.scope)));
       },
-      loaderOptions: { cacheKeyFn: scopeKey },
+      loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),
       resolve: (c) => c,
     }),
     ancestors: t.loadableList({
@@ -125,7 +127,7 @@ CategoryRef.implement({
           (row) => row.descendant_id,
         ).map((group, index) => group.reverse().map((row) => ({ row, scope: keys[index]!.scope })));
       },
-      loaderOptions: { cacheKeyFn: scopeKey },
+      loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),
       resolve: (c) => c,
     }),
     productsTotal: t.int({
@@ -164,7 +166,7 @@ const marketStatsLoader = createContextCache(
             },
         );
       },
-      { cacheKeyFn: marketKey },
+      loaderOptions({ cacheKeyFn: marketKey }),
     ),
 );
 

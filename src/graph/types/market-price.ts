@@ -8,6 +8,7 @@ import {
   type MarketPriceRow,
 } from '../../db/repositories/market-prices.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
 import { MarketEnum } from './market.ts';
 import { MoneyRef, moneyIn } from './money.ts';
@@ -53,6 +54,7 @@ builder.objectField(ProductRef, 'marketPrices', (t) =>
       const rows = await findMarketPricesInAllMarkets(context.db, productIds);
       return groupByKey(productIds, rows, (row) => row.product_id);
     },
+    loaderOptions: loaderOptions(),
     // Independent of the product's market and ref: one load per product and request.
     resolve: (product) => product.row.id,
   }),

@@ -14,6 +14,7 @@ import {
 import { PRODUCT_CONDITIONS, STOCK_STATUSES } from '../../db/types.ts';
 import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { connectionOf, offsetPage } from '../pagination.ts';
 import {
@@ -72,6 +73,7 @@ function offerIn(product: ProductParent) {
 
 export const OfferRef = builder.loadableNodeRef('Offer', {
   id: { resolve: (offer: OfferParent) => String(offer.row.id) },
+  loaderOptions: loaderOptions(),
   load: async (keys: string[], context): Promise<(OfferParent | null)[]> => {
     const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
     const rows = ids.length > 0 ? await findAvailableOffersByIds(context.db, ids) : [];
@@ -179,7 +181,9 @@ OfferRef.implement({
           }));
         });
       },
-      loaderOptions: { cacheKeyFn: (o: OfferParent) => `${o.row.id}:${o.scope.ref ?? ''}` },
+      loaderOptions: loaderOptions({
+        cacheKeyFn: (o: OfferParent) => `${o.row.id}:${o.scope.ref ?? ''}`,
+      }),
       resolve: (o) => o,
     }),
     updatedAt: t.field({
@@ -271,7 +275,7 @@ builder.objectFields(ProductRef, (t) => ({
         return connectionOf(page, group.map(offerIn(product)), total);
       });
     },
-    loaderOptions: { cacheKeyFn: scopeKey },
+    loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),
     resolve: (product) => product,
   }),
   lowestPrice: t.loadable({
@@ -284,7 +288,7 @@ builder.objectFields(ProductRef, (t) => ({
         row ? offerIn(products[index]!)(row) : null,
       );
     },
-    loaderOptions: { cacheKeyFn: scopeKey },
+    loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),
     resolve: (product) => product,
   }),
   offerSummary: t.loadable({
@@ -303,7 +307,7 @@ builder.objectFields(ProductRef, (t) => ({
         }),
       );
     },
-    loaderOptions: { cacheKeyFn: scopeKey },
+    loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),
     resolve: (product) => product,
   }),
 }));

@@ -8,6 +8,7 @@ import {
 } from '../../db/repositories/price-history.ts';
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
 import { MoneyRef, moneyIn } from './money.ts';
 import { marketKey, marketKeyOfRow, productMarketKey } from '../scope.ts';
@@ -70,7 +71,7 @@ builder.objectField(ProductRef, 'priceHistory', (t) =>
       );
       return groupByKey(products.map(marketKey), rows, marketKeyOfRow);
     },
-    loaderOptions: { cacheKeyFn: marketKey },
+    loaderOptions: loaderOptions({ cacheKeyFn: marketKey }),
     resolve: (product, args) => {
       // Checked here, not in the batch, so the error sits on this field's path.
       daysAskedFor(args.days);

@@ -5,6 +5,7 @@
  */
 import { findMarketPrices, type MarketPriceRow } from '../../db/repositories/market-prices.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { oneByKey } from '../grouping.ts';
 import { marketKey, marketKeyOfRow, productMarketKey } from '../scope.ts';
 import { MoneyRef, moneyIn } from './money.ts';
@@ -54,7 +55,7 @@ builder.objectField(ProductRef, 'priceTrend', (t) =>
       const rows = await findMarketPrices(context.db, products.map(productMarketKey));
       return oneByKey(products.map(marketKey), rows, marketKeyOfRow);
     },
-    loaderOptions: { cacheKeyFn: marketKey },
+    loaderOptions: loaderOptions({ cacheKeyFn: marketKey }),
     resolve: (product) => product,
   }),
 );

@@ -29,6 +29,7 @@ import { badUserInput } from '../../errors.ts';
 import type { RequestContext } from '../../context.ts';
 import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
 import { connectionOf, offsetPage, type OffsetPage } from '../pagination.ts';
 import { scopeKey, type Scope } from '../scope.ts';
@@ -267,9 +268,9 @@ builder.objectField(CategoryRef, 'products', (t) =>
         });
       });
     },
-    loaderOptions: {
+    loaderOptions: loaderOptions({
       cacheKeyFn: scopeKey,
-    },
+    }),
     resolve: (category) => category,
   }),
 );

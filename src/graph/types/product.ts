@@ -9,6 +9,7 @@ import {
 } from '../../db/repositories/products.ts';
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
 import { loadMarketScoped, marketKey, scoped, type Scoped } from '../scope.ts';
 import { ImageUrlsRef } from './image-urls.ts';
@@ -18,6 +19,7 @@ export type ProductParent = Scoped<ProductRow>;
 
 export const ProductRef = builder.loadableNodeRef('Product', {
   id: { resolve: (product: ProductParent) => marketKey(product) },
+  loaderOptions: loaderOptions(),
   load: (keys: string[], context) =>
     loadMarketScoped(keys, (ids) => findProductsByIds(context.db, ids), 'product'),
 });
@@ -61,6 +63,7 @@ ProductRef.implement({
     gtins: t.loadableList({
       type: 'String',
       description: 'The product’s GTINs (EAN/UPC), in ascending order.',
+      loaderOptions: loaderOptions(),
       load: async (productIds: number[], context) => {
         const rows = await findGtinsOfProducts(context.db, productIds);
         return groupByKey(productIds, rows, (row) => row.product_id).map((group) =>

@@ -13,6 +13,7 @@ import {
 } from '../../db/repositories/properties.ts';
 import type { PropertyType } from '../../db/types.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
 import { ProductRef } from './product.ts';
 
@@ -153,7 +154,7 @@ const propertyForestLoader = createContextCache(
     new DataLoader<number, PropertyForest>(async (productIds) => {
       const rows = await findPropertyNodesOfProducts(context.db, productIds);
       return groupByKey(productIds, rows, (row) => row.product_id).map(forestOf);
-    }),
+    }, loaderOptions()),
 );
 
 builder.objectFields(ProductRef, (t) => ({

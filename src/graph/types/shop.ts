@@ -1,6 +1,7 @@
 /** Shop: a store selling in one market. */
 import { findShopsByIds, type ShopRow } from '../../db/repositories/shops.ts';
 import { builder } from '../builder.ts';
+import { loaderOptions } from '../batching.ts';
 import { oneByKey } from '../grouping.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum } from './market.ts';
@@ -9,6 +10,7 @@ import { OfferRef } from './offer.ts';
 export const ShopRef = builder.loadableNode('Shop', {
   description: 'A shop selling in one market.',
   id: { resolve: (shop: ShopRow) => String(shop.id) },
+  loaderOptions: loaderOptions(),
   load: async (keys: string[], context) => {
     const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
     const rows = ids.length > 0 ? await findShopsByIds(context.db, ids) : [];
