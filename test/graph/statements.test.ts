@@ -5,6 +5,7 @@
  * SQL a query runs shows up in review.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { setLoaderBatching } from '../../src/graph/batching.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
 const catalogue = useSeededCatalogue();
@@ -262,5 +263,29 @@ describe('a product page runs the same SQL for 1 and for 20 products', () => {
         "with recursive up (descendant_id, ancestor_id, distance) as ( select c.id, c.parent_id, 1 from categories c where c.id = any($1::integer[]) and c.parent_id is not null union all select up.descendant_id, c.parent_id, up.distance + 1 from up join categories c on c.id = up.ancestor_id where c.parent_id is not null ) select a.*, up.descendant_id, up.distance from up join categories a on a.id = up.ancestor_id order by up.descendant_id, up.distance",
       ]
     `);
+  });
+});
+
+describe('with DataLoader batching off (DATALOADER_BATCHING=false, the benchmark’s naive floor)', () => {
+  it('answers the same data, with statements growing with the number of products', async () => {
+    const ids = twenty.map((product) => product.productId);
+    const batched = await run(BY_IDS, { ids });
+    setLoaderBatching(false);
+    try {
+      const one = await catalogue.graphql(BY_IDS, { ids: [ids[0]] });
+      const perProduct = executedSql().length;
+      const naive = await catalogue.graphql(BY_IDS, { ids });
+      expect(naive.errors).toBeUndefined();
+      expect(naive.data).toEqual(batched.data);
+      expect(one.errors).toBeUndefined();
+      // Every relation of every product (and every offer's shop) is its own statement.
+      expect(perProduct).toBeGreaterThan(batched.sql.length);
+      expect(executedSql().length).toBeGreaterThan(15 * perProduct);
+      expect(executedSql().filter((s) => s.startsWith('select * from "products"'))).toHaveLength(
+        20,
+      );
+    } finally {
+      setLoaderBatching(true);
+    }
   });
 });
