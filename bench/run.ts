@@ -1,0 +1,355 @@
+/**
+ * `npm run bench [-- --scale bench|large --rounds N --duration S --connections C --only W1,W3
+ * --profile]`: the gateway against the raw-SQL ceiling and the naive floor (performance.md).
+ *
+ * Seeds (or reuses) the scale's catalogue on the Postgres server, starts every system in its
+ * own process, checks that they answer byte for byte alike, then measures the workloads round
+ * after round, rotating the order of systems so that drift of this shared machine falls on
+ * all of them alike, and prints medians, ratios and the targets met.
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { SEED_SCALES, type SeedScale } from '../src/config.ts';
+import { productsRoute } from '../src/rest/routes/products.ts';
+import { prepareCatalogue } from './catalogue.ts';
+import { runLoad } from './load.ts';
+import {
+  markdownTable,
+  summarise,
+  summaryTable,
+  type Measurement,
+  type Summary,
+} from './report.ts';
+import { restOperation } from './rest-document.ts';
+import {
+  sampleResidentSet,
+  startSystem,
+  statementsSoFar,
+  type RunningSystem,
+  type SystemId,
+  type SystemSpec,
+} from './systems.ts';
+import { checkTargets } from './targets.ts';
+import { verifySameResponses } from './verify.ts';
+import { MARKET, PARTNER, readWorkloadInputs, workloads, type Workload } from './workloads.ts';
+
+const { values } = parseArgs({
+  options: {
+    scale: { type: 'string', default: 'bench' },
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '8' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    'server-url': {
+      type: 'string',
+      default: process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
+  },
+});
+
+function positive(name: string, value: string): number {
+  if (!/^[1-9]\d*$/.test(value)) throw new Error(`--${name} must be a positive integer`);
+  return Number(value);
+}
+
+const scale = values.scale as SeedScale;
+if (!SEED_SCALES.includes(scale) || scale === 'sample') {
+  throw new Error('--scale must be bench or large');
+}
+const rounds = positive('rounds', values.rounds);
+const durationSeconds = positive('duration', values.duration);
+const connections = positive('connections', values.connections);
+const only = values.only?.split(',');
+
+const log = (line: string) => process.stderr.write(`bench  ${line}\n`);
+
+/**
+ * The gateway's settings for every variant: as deployed (the image sets NODE_ENV=production,
+ * which also turns off graphql-js's development checks), no rate limit, and no response cache
+ * unless asked: headline figures reach Postgres on every request (performance.md).
+ */
+const GATEWAY_ENV = {
+  NODE_ENV: 'production',
+  TOKEN_SECRET: 'benchmark-only-token-secret-0123456789abcdef',
+  SEED_ON_EMPTY: 'false',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
+  RATE_LIMIT_CLIENT_PER_MINUTE: '0',
+  RESPONSE_CACHE_TTL_SECONDS: '0',
+};
+
+const SYSTEMS: SystemSpec[] = [
+  {
+    id: 'gateway',
+    port: 4101,
+    entry: 'src/main.ts',
+    env: GATEWAY_ENV,
+    nodeFlags: values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [],
+  },
+  { id: 'raw', port: 4102, entry: 'bench/raw/main.ts', env: {} },
+  {
+    id: 'naive',
+    port: 4103,
+    entry: 'src/main.ts',
+    env: { ...GATEWAY_ENV, DATALOADER_BATCHING: 'false' },
+  },
+  {
+    id: 'cached',
+    port: 4104,
+    entry: 'src/main.ts',
+    env: { ...GATEWAY_ENV, RESPONSE_CACHE_TTL_SECONDS: '3600' },
+  },
+];
+
+async function partnerToken(gateway: RunningSystem): Promise<string> {
+  const response = await fetch(`${gateway.baseUrl}/partner-search/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: PARTNER.clientId,
+      client_secret: PARTNER.secret,
+    }),
+  });
+  if (!response.ok) throw new Error(`token request failed: ${response.status}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** SQL statements one request runs on a system (read from its /metrics around the request). */
+async function statementsOf(
+  system: RunningSystem,
+  request: Workload['requests'][number],
+  token: string,
+) {
+  const before = await statementsSoFar(system);
+  const headers: Record<string, string> = { ...request.headers };
+  if (request.partner) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(`${system.baseUrl}${request.path}`, {
+    method: request.method,
+    headers,
+    body: request.body,
+  });
+  if (!response.ok) throw new Error(`${request.path}: ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+  return (await statementsSoFar(system)) - before;
+}
+
+/** performance.md: W1, W2 and W6 at page size 1 and at the maximum run as many statements. */
+async function pageSizeConstancy(systems: RunningSystem[], all: Workload[], token: string) {
+  const byId = new Map(all.map((w) => [w.id, w.requests[0]!]));
+  const w1 = byId.get('W1')!;
+  const w2 = byId.get('W2')!;
+  const w6 = byId.get('W6')!;
+  const smallest = {
+    W1: { ...w1, path: w1.path.replace('limit=15', 'limit=1') },
+    W2: { ...w2, body: w2.body!.replace('products(first: 20)', 'products(first: 1)') },
+    W6: { ...w6, path: w6.path.replace(/productIds=(\d+)[\d,]*/, 'productIds=$1') },
+  };
+  const rows: string[][] = [];
+  for (const system of systems) {
+    for (const [id, small] of Object.entries(smallest)) {
+      const large = byId.get(id as 'W1')!;
+      rows.push([
+        id,
+        system.spec.id,
+        String(await statementsOf(system, small, token)),
+        String(await statementsOf(system, large, token)),
+      ]);
+    }
+  }
+  return rows;
+}
+
+/** Rotates the systems' order every round, so none is always measured first or last. */
+function rotated<T>(items: T[], round: number): T[] {
+  const shift = round % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
+function systemsFor(workload: Workload, running: Map<SystemId, RunningSystem>): RunningSystem[] {
+  const ids: SystemId[] = workload.id.startsWith('W5')
+    ? ['gateway']
+    : workload.raw
+      ? ['gateway', 'raw', 'naive', 'cached']
+      : ['gateway', 'naive', 'cached'];
+  return ids.map((id) => running.get(id)!);
+}
+
+/** W3's target is a single client's latency; everything else is measured under load. */
+const connectionsFor = (workload: Workload) => (workload.id === 'W3' ? 1 : connections);
+
+async function measure(
+  system: RunningSystem,
+  workload: Workload,
+  token: string,
+  round: number,
+  seconds: number,
+): Promise<Measurement> {
+  const before = await statementsSoFar(system);
+  const memory = sampleResidentSet(system.process.pid!);
+  const result = await runLoad({
+    baseUrl: system.baseUrl,
+    requests: workload.requests,
+    token,
+    connections: connectionsFor(workload),
+    durationSeconds: seconds,
+  });
+  const peakResidentBytes = await memory.stop();
+  const statements = (await statementsSoFar(system)) - before;
+  return {
+    ...result,
+    round,
+    workload: workload.id,
+    system: system.spec.id,
+    connections: connectionsFor(workload),
+    statementsPerRequest: result.requests > 0 ? statements / result.requests : Number.NaN,
+    peakResidentBytes,
+  };
+}
+
+async function main() {
+  const serverUrl = values['server-url'];
+  log(
+    `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ` +
+      `${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}, Node ${process.version}`,
+  );
+  const databaseUrl = await prepareCatalogue(serverUrl, scale, log);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const inputs = await readWorkloadInputs(client);
+  const postgres = (await client.query<{ server_version: string }>('show server_version')).rows[0]!;
+  await client.end();
+
+  const all = workloads(
+    inputs,
+    restOperation(productsRoute, `/products?market=${MARKET}&limit=15`),
+  );
+  const chosen = only ? all.filter((w) => only.some((id) => w.id.startsWith(id))) : all;
+
+  const running = new Map<SystemId, RunningSystem>();
+  try {
+    for (const spec of SYSTEMS) {
+      const system = await startSystem(spec, databaseUrl);
+      running.set(spec.id, system);
+      log(`${spec.id} ready in ${system.readyMs.toFixed(0)} ms on :${spec.port}`);
+    }
+    const gateway = running.get('gateway')!;
+    const token = await partnerToken(gateway);
+
+    for (const other of ['raw', 'naive', 'cached'] as const) {
+      const comparable = chosen.filter((w) => other !== 'raw' || w.raw);
+      await verifySameResponses(gateway.baseUrl, running.get(other)!.baseUrl, comparable, token);
+      log(
+        `${other} answers every ${other === 'raw' ? 'raw ' : ''}request byte for byte like the gateway`,
+      );
+    }
+
+    const constancy = await pageSizeConstancy(
+      [gateway, running.get('naive')!, running.get('raw')!],
+      all,
+      token,
+    );
+
+    const warmUp = Math.min(3, durationSeconds);
+    for (const workload of chosen) {
+      for (const system of systemsFor(workload, running)) {
+        await measure(system, workload, token, -1, warmUp);
+      }
+    }
+    const measurements: Measurement[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      for (const workload of chosen) {
+        for (const system of rotated(systemsFor(workload, running), round)) {
+          const m = await measure(system, workload, token, round, durationSeconds);
+          measurements.push(m);
+          log(
+            `round ${round + 1}/${rounds} ${workload.id} ${system.spec.id}: ` +
+              `${m.requestsPerSecond.toFixed(0)} req/s, p99 ${m.p99.toFixed(1)} ms`,
+          );
+        }
+      }
+    }
+    const summaries = summarise(measurements);
+    const underLoad = await latencyUnderLoad(gateway, chosen, summaries, token);
+
+    const machine =
+      `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ` +
+      `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${postgres.server_version}`;
+    console.log(`\n## ${scale} scale: ${rounds} rounds of ${durationSeconds} s, medians\n`);
+    console.log(
+      `Machine: ${machine}. Load average after: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}.\n`,
+    );
+    console.log(summaryTable(summaries));
+    console.log('\nSQL statements per request at the smallest and the largest page:\n');
+    console.log(markdownTable(['workload', 'system', 'page 1', 'page max'], constancy));
+    console.log('\nLatency at 80 % of the gateway’s maximum throughput:\n');
+    console.log(
+      markdownTable(
+        ['workload', 'rate req/s', 'achieved req/s', 'p50 ms', 'p99 ms'],
+        underLoad.map((u) => [
+          u.workload,
+          u.rate.toFixed(0),
+          u.achieved.toFixed(0),
+          u.p50.toFixed(1),
+          u.p99.toFixed(1),
+        ]),
+      ),
+    );
+    const starts = [...running.values()]
+      .filter((s) => s.spec.entry === 'src/main.ts')
+      .map((s) => s.readyMs);
+    console.log('\nTargets:\n');
+    console.log(
+      markdownTable(
+        ['target', 'measured', 'met'],
+        checkTargets({ summaries, constancy, underLoad, startMs: starts }),
+      ),
+    );
+  } finally {
+    await Promise.all([...running.values()].map((system) => system.stop()));
+  }
+}
+
+export interface UnderLoad {
+  workload: string;
+  rate: number;
+  achieved: number;
+  p50: number;
+  p99: number;
+}
+
+/** performance.md: p99 at 80 % of the maximum throughput, for the throughput workloads. */
+async function latencyUnderLoad(
+  gateway: RunningSystem,
+  chosen: Workload[],
+  summaries: Summary[],
+  token: string,
+): Promise<UnderLoad[]> {
+  const results: UnderLoad[] = [];
+  for (const workload of chosen.filter((w) => ['W1', 'W2', 'W6'].includes(w.id))) {
+    const maximum = summaries.find((s) => s.workload === workload.id && s.system === 'gateway')!;
+    const rate = Math.max(1, Math.floor(maximum.requestsPerSecond * 0.8));
+    const result = await runLoad({
+      baseUrl: gateway.baseUrl,
+      requests: workload.requests,
+      token,
+      connections,
+      durationSeconds,
+      overallRate: rate,
+    });
+    results.push({ workload: workload.id, rate, achieved: result.requestsPerSecond, ...result });
+  }
+  return results;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,118 @@
+/**
+ * The systems under test, each its own process on its own port: the gateway, the gateway with
+ * DataLoader off (naive), the raw-SQL baseline, and the gateway with its response cache on.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+
+export type SystemId = 'gateway' | 'raw' | 'naive' | 'cached';
+
+export interface SystemSpec {
+  id: SystemId;
+  port: number;
+  entry: string;
+  env: Record<string, string>;
+  /** Extra flags for node, e.g. --cpu-prof. */
+  nodeFlags?: string[];
+}
+
+export interface RunningSystem {
+  spec: SystemSpec;
+  baseUrl: string;
+  /** From spawning the process to the first 200 from /readyz. */
+  readyMs: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 60_000;
+
+async function ready(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/readyz`);
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+export async function startSystem(spec: SystemSpec, databaseUrl: string): Promise<RunningSystem> {
+  const baseUrl = `http://127.0.0.1:${spec.port}`;
+  if (await ready(baseUrl)) throw new Error(`port ${spec.port} is taken by a running service`);
+  const startedAt = performance.now();
+  const child = spawn(
+    process.execPath,
+    [...(spec.nodeFlags ?? []), '--import', 'tsx', spec.entry],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: String(spec.port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        ...spec.env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  let exitCode: number | null | undefined;
+  void exited.then((code) => (exitCode = code));
+
+  while (!(await ready(baseUrl))) {
+    if (exitCode !== undefined) throw new Error(`${spec.id} exited with ${exitCode} at start`);
+    if (performance.now() - startedAt > READY_TIMEOUT_MS) {
+      child.kill('SIGKILL');
+      throw new Error(`${spec.id} was not ready within ${READY_TIMEOUT_MS / 1000} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return {
+    spec,
+    baseUrl,
+    readyMs: performance.now() - startedAt,
+    process: child,
+    async stop() {
+      if (exitCode === undefined) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Resident set size of a process in bytes (Linux). */
+export async function residentBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kilobytes = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+  return kilobytes ? Number(kilobytes[1]) * 1024 : 0;
+}
+
+/** Samples a process's resident set while a measurement runs; `stop` gives the peak. */
+export function sampleResidentSet(pid: number, intervalMs = 100) {
+  let peak = 0;
+  const sample = () =>
+    residentBytes(pid).then(
+      (bytes) => (peak = Math.max(peak, bytes)),
+      () => undefined,
+    );
+  void sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    async stop(): Promise<number> {
+      clearInterval(timer);
+      await sample();
+      return peak;
+    },
+  };
+}
+
+/** The SQL statements a system has run so far (its /metrics counter). */
+export async function statementsSoFar(system: RunningSystem): Promise<number> {
+  const response = await fetch(`${system.baseUrl}/metrics`);
+  const text = await response.text();
+  const line = /^catalogue_sql_statements_total(?:\{[^}]*\})? (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(
+    text,
+  );
+  if (!line) throw new Error(`${system.spec.id}: /metrics has no catalogue_sql_statements_total`);
+  return Number(line[1]);
+}
