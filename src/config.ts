@@ -40,6 +40,14 @@ export interface Config {
    * (performance.md): every relation is then loaded by its own statement, row by row.
    */
   dataLoaderBatching: boolean;
+  /** How long an answer stays in the response cache; 0 turns the cache off. */
+  responseCacheTtlSeconds: number;
+  /** The in-process response cache's bound (least recently used entries leave first). */
+  responseCacheMaxEntries: number;
+  /** A Redis URL for a response cache shared by every process; undefined: in process. */
+  redisUrl: string | undefined;
+  /** Prepended to every Redis key, so deployments can share one Redis. */
+  redisKeyPrefix: string;
 }
 
 export class ConfigError extends Error {
@@ -114,7 +122,7 @@ class EnvReader {
 
 /** Hides a password in a URL so it never reaches a log or an error message. */
 export function redactUrl(value: string): string {
-  return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+  return value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
 }
 
 /** A directory, made absolute; PGlite's in-memory `memory://` passes through as it is. */
@@ -156,6 +164,12 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     production,
     dataLoaderBatching: read.boolean('DATALOADER_BATCHING', true),
+    // The REST routes' Cache-Control max-age is 30 s too: a cached answer is never older
+    // than clients are already allowed to keep one.
+    responseCacheTtlSeconds: read.integer('RESPONSE_CACHE_TTL_SECONDS', 30, 0, 86400),
+    responseCacheMaxEntries: read.integer('RESPONSE_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'catalogue:'),
   };
   checkTokenRaisesRateLimit(config, read.problems);
   if (read.problems.length > 0) throw new ConfigError(read.problems);

@@ -30,6 +30,10 @@ describe('configuration', () => {
       logLevel: 'info',
       production: false,
       dataLoaderBatching: true,
+      responseCacheTtlSeconds: 30,
+      responseCacheMaxEntries: 1000,
+      redisUrl: undefined,
+      redisKeyPrefix: 'catalogue:',
     });
   });
 
@@ -51,6 +55,10 @@ describe('configuration', () => {
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
       DATALOADER_BATCHING: 'off',
+      RESPONSE_CACHE_TTL_SECONDS: '0',
+      RESPONSE_CACHE_MAX_ENTRIES: '50',
+      REDIS_URL: 'rediss://:pw@cache:6380/2',
+      REDIS_KEY_PREFIX: 'staging:',
     });
     expect(config).toEqual({
       port: 8080,
@@ -68,6 +76,10 @@ describe('configuration', () => {
       logLevel: 'debug',
       production: true,
       dataLoaderBatching: false,
+      responseCacheTtlSeconds: 0,
+      responseCacheMaxEntries: 50,
+      redisUrl: 'rediss://:pw@cache:6380/2',
+      redisKeyPrefix: 'staging:',
     });
   });
 
@@ -84,6 +96,9 @@ describe('configuration', () => {
         RATE_LIMIT_ANONYMOUS_PER_MINUTE: 'lots',
         RATE_LIMIT_CLIENT_PER_MINUTE: '-5',
         LOG_LEVEL: 'loud',
+        RESPONSE_CACHE_TTL_SECONDS: '-1',
+        RESPONSE_CACHE_MAX_ENTRIES: '0',
+        REDIS_URL: 'memcached://cache:11211',
       }),
     ).toEqual([
       'SITE_URL_FR must be a URL, got "not a url"',
@@ -96,6 +111,9 @@ describe('configuration', () => {
       'RATE_LIMIT_ANONYMOUS_PER_MINUTE must be an integer from 0 to 1000000, got "lots"',
       'RATE_LIMIT_CLIENT_PER_MINUTE must be an integer from 0 to 1000000, got "-5"',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+      'RESPONSE_CACHE_TTL_SECONDS must be an integer from 0 to 86400, got "-1"',
+      'RESPONSE_CACHE_MAX_ENTRIES must be an integer from 1 to 1000000, got "0"',
+      'REDIS_URL must use redis: or rediss:, got "memcached://cache:11211"',
     ]);
   });
 
@@ -110,6 +128,8 @@ describe('configuration', () => {
     expect(problemsOf({ PORT: '-1' })).toHaveLength(1);
     expect(problemsOf({ PORT: '1e3' })).toHaveLength(1);
     expect(problemsOf({ TOKEN_TTL_SECONDS: '59' })).toHaveLength(1);
+    expect(problemsOf({ RESPONSE_CACHE_TTL_SECONDS: '86401' })).toHaveLength(1);
+    expect(problemsOf({ RESPONSE_CACHE_TTL_SECONDS: '1.5' })).toHaveLength(1);
   });
 
   it('never lets a token lower the rate limit: clients get at least the anonymous limit', () => {
@@ -134,16 +154,21 @@ describe('configuration', () => {
     expect(problemsOf({ RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000001' })).toHaveLength(1);
   });
 
-  it('never repeats a database password in a message', () => {
+  it('never repeats a database or Redis password in a message', () => {
     expect(redactUrl('postgres://app:secret@db:5432/x')).toBe('postgres://app:***@db:5432/x');
     const [problem] = problemsOf({ DATABASE_URL: 'http://app:secret@db/x' });
     expect(problem).not.toContain('secret');
+    // Redis URLs often carry a password without a user name.
+    expect(redactUrl('redis://:secret@cache:6379/0')).toBe('redis://:***@cache:6379/0');
+    const [redisProblem] = problemsOf({ REDIS_URL: 'http://:secret@cache' });
+    expect(redisProblem).not.toContain('secret');
   });
 
   it('treats empty variables as unset', () => {
-    expect(loadConfig({ PORT: '', DATABASE_URL: ' ' })).toMatchObject({
+    expect(loadConfig({ PORT: '', DATABASE_URL: ' ', REDIS_URL: '' })).toMatchObject({
       port: 4000,
       databaseUrl: undefined,
+      redisUrl: undefined,
     });
   });
 });
