@@ -37,7 +37,7 @@ export interface DatabaseOptions {
   /** An existing PGlite instance to use (tests share one); the caller owns and closes it. */
   pglite?: PGlite;
   poolSize?: number;
-  /** Called with every statement executed: tests and benchmarks count SQL through it. */
+  /** Called with every statement executed: tests count SQL through it. */
   onQuery?: (event: LogEvent) => void;
   /** Connection-level errors (a restarting server): logged, never fatal to the process. */
   onPoolError?: (error: Error) => void;
@@ -50,6 +50,12 @@ export interface DatabaseHandle {
   pool: pg.Pool;
   /** The embedded instance itself (its own COPY from a blob loads the sample faster). */
   pglite?: PGlite;
+  /**
+   * How many SQL statements `db` has executed since the handle was opened (failed ones too):
+   * the count behind `catalogue_sql_statements_total`. COPY and PGlite's own loading in
+   * seeding bypass Kysely and are not counted.
+   */
+  statementCount(): number;
   /** Closes the pool and, when this module created it, the embedded database. */
   close(): Promise<void>;
 }
@@ -87,9 +93,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   // query opens a fresh connection.
   pool.on('error', (error) => options.onPoolError?.(error));
 
+  // Every statement Kysely runs passes through its log hook, on either database: counting here
+  // is the one place that sees them all.
+  let statements = 0;
+  const onQuery = options.onQuery;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
-    ...(options.onQuery ? { log: options.onQuery } : {}),
+    log: (event) => {
+      statements++;
+      onQuery?.(event);
+    },
   });
 
   return {
@@ -97,6 +110,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     kind,
     pool,
     ...(pglite ? { pglite } : {}),
+    statementCount: () => statements,
     async close() {
       await db.destroy();
       await ownedPglite?.close();
