@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { createServerAdapter } from '@whatwg-node/server';
 import { createYoga } from 'graphql-yoga';
 import { sql } from 'kysely';
+import { useEntityTags } from './cache/etag.ts';
+import { createResponseCache } from './cache/response-cache.ts';
 import type { Config } from './config.ts';
 import { maskError } from './errors.ts';
 import { createRequestContext, type RequestContext } from './context.ts';
@@ -17,6 +19,7 @@ import { setLoaderBatching } from './graph/batching.ts';
 import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { schema } from './graph/schema.ts';
 import type { Logger } from './logger.ts';
+import { createMetrics, METRICS_PATH, UNMATCHED } from './metrics.ts';
 import { authenticate, rejectInvalidToken, requirePartner } from './auth/caller.ts';
 import {
   createRateLimiterFromConfig,
@@ -39,6 +42,13 @@ export interface AppDependencies {
 export function createApp({ config, database, logger }: AppDependencies) {
   setLoaderBatching(config.dataLoaderBatching);
   const markets = createMarketDirectory(database.db, config.siteUrls);
+  const metrics = createMetrics(database);
+  const responseCache = createResponseCache(
+    config,
+    schema,
+    logger.child({ component: 'response-cache' }),
+    { lookup: metrics.responseCacheLookup, error: metrics.responseCacheError },
+  );
   const yoga = createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -47,6 +57,7 @@ export function createApp({ config, database, logger }: AppDependencies) {
     maskedErrors: { maskError },
     logging: logger.child({ component: 'graphql' }),
     context: (): RequestContext => createRequestContext(database.db, markets),
+    plugins: [useEntityTags(), ...(responseCache ? [responseCache.plugin] : [])],
   });
 
   /** Ready when the database answers and every migration has been applied. */
@@ -78,15 +89,28 @@ export function createApp({ config, database, logger }: AppDependencies) {
     JSON.stringify(buildOpenApiDocument(restRoutes, { version: packageVersion() })),
   );
 
-  async function route(request: Request, url: URL, requestId: string, clientIp?: string) {
+  /** Answers a request; `label.route` names what answered it, for the metrics. */
+  async function route(
+    request: Request,
+    url: URL,
+    requestId: string,
+    label: { route: string },
+    clientIp?: string,
+  ) {
     switch (url.pathname) {
       case '/healthz':
+        label.route = url.pathname;
         return jsonResponse(200, { status: 'ok' });
       case '/readyz':
+        label.route = url.pathname;
         return readiness();
+      case METRICS_PATH:
+        label.route = url.pathname;
+        return metrics.respond();
     }
     if (url.pathname === OPENAPI_PATH || url.pathname.startsWith(DOCS_PATH)) {
       const page = await docs.answer(url.pathname);
+      if (page) label.route = url.pathname === OPENAPI_PATH ? OPENAPI_PATH : DOCS_PATH;
       if (page && request.method !== 'GET' && request.method !== 'HEAD') {
         return errorResponse(405, `${request.method} is not allowed here`, requestId, {
           headers: { allow: 'GET, HEAD' },
@@ -94,6 +118,13 @@ export function createApp({ config, database, logger }: AppDependencies) {
       }
       if (page) return page;
     }
+    const { compiled, pathParams, allowed } = rest.match(url.pathname);
+    label.route =
+      url.pathname === '/graphql'
+        ? 'graphql'
+        : url.pathname === TOKEN_PATH
+          ? 'token'
+          : (compiled?.route.id ?? UNMATCHED);
     const caller = await authenticate(request, config);
     const decision = limiter.take(rateLimitSubject(caller, clientIp));
     if (!decision.allowed) {
@@ -105,7 +136,6 @@ export function createApp({ config, database, logger }: AppDependencies) {
     if (url.pathname === TOKEN_PATH) {
       return handleTokenRequest(request, { db: database.db, config, requestId });
     }
-    const { compiled, pathParams, allowed } = rest.match(url.pathname);
     if (!compiled) return errorResponse(404, `no route for ${url.pathname}`, requestId);
     if (
       request.method !== compiled.route.method &&
@@ -119,12 +149,15 @@ export function createApp({ config, database, logger }: AppDependencies) {
     return rest.handle({ request, url, requestId, caller }, compiled.route, pathParams);
   }
 
-  return createServerAdapter<ServerContext>(async (request, serverContext): Promise<Response> => {
+  const handler = async (request: Request, serverContext: ServerContext): Promise<Response> => {
+    const started = performance.now();
     const url = new URL(request.url);
     const requestId = requestIdOf(request);
+    const label = { route: UNMATCHED };
     let response: Response;
     try {
-      response = await route(request, url, requestId, serverContext.req?.socket?.remoteAddress);
+      const clientIp = serverContext.req?.socket?.remoteAddress;
+      response = await route(request, url, requestId, label, clientIp);
     } catch (error) {
       if (databaseConnectionFailure(error) !== undefined) {
         logger.warn({ err: error, requestId, path: url.pathname }, 'database unreachable');
@@ -137,7 +170,15 @@ export function createApp({ config, database, logger }: AppDependencies) {
       }
     }
     response.headers.set('x-request-id', requestId);
+    const seconds = (performance.now() - started) / 1000;
+    metrics.observeRequest(label.route, request.method, response.status, seconds);
     return response;
+  };
+
+  // `app.dispose()` closes what the app opened itself (the Redis connection); the database
+  // belongs to the caller.
+  return createServerAdapter<ServerContext>(handler, {
+    plugins: [{ onDispose: () => responseCache?.close() }],
   });
 }
 

@@ -119,7 +119,19 @@ describe('without a database', () => {
       );
       expect(token.status).toBe(503);
       expect(token.headers.get('retry-after')).toBe('5');
+
+      // Operations keep answering: the metrics show the failures.
+      const metrics = await app.fetch(new Request('http://test/metrics'));
+      expect(metrics.status).toBe(200);
+      const text = await metrics.text();
+      expect(text).toContain(
+        'catalogue_http_requests_total{route="suggestions",method="GET",status="503"} 1',
+      );
+      expect(text).toContain(
+        'catalogue_http_requests_total{route="token",method="POST",status="503"} 1',
+      );
     } finally {
+      await app.dispose();
       await unreachable.close();
     }
   });

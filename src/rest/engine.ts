@@ -4,9 +4,9 @@
  * loaders and error masking as /graphql), then reshape and answer with caching headers.
  * No route touches the database itself.
  */
-import { createHash } from 'node:crypto';
 import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
+import { entityTag, matchesEntityTag } from '../cache/etag.ts';
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import type { Caller } from '../auth/caller.ts';
 import type { RequestContext } from '../context.ts';
@@ -69,18 +69,6 @@ function statusOf(error: GraphQLError, route: RestRoute): number {
 function restParameter(route: RestRoute, argument: string, params: ParamValues): string {
   const name = route.parameterOf?.[argument];
   return typeof name === 'function' ? name(params) : (name ?? argument);
-}
-
-function entityTag(body: string): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
-}
-
-function matchesEntityTag(header: string | null, tag: string): boolean {
-  if (header === null) return false;
-  return (
-    header === '*' ||
-    header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag)
-  );
 }
 
 export class RestEngine {

@@ -416,10 +416,17 @@ const GRAPHQL_RESPONSE: JsonSchema = {
 
 function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
   const graphqlResponses = {
-    '200': jsonAnswer(
-      'A GraphQL response; errors carry `extensions.code` (BAD_USER_INPUT, NOT_FOUND, UNAUTHENTICATED, FORBIDDEN, RATE_LIMITED, QUERY_TOO_COMPLEX, SERVICE_UNAVAILABLE, INTERNAL_SERVER_ERROR).',
-      GRAPHQL_RESPONSE,
-    ),
+    '200': {
+      ...jsonAnswer(
+        'A GraphQL response; errors carry `extensions.code` (BAD_USER_INPUT, NOT_FOUND, UNAUTHENTICATED, FORBIDDEN, RATE_LIMITED, QUERY_TOO_COMPLEX, SERVICE_UNAVAILABLE, INTERNAL_SERVER_ERROR). A response without errors carries an `ETag`.',
+        GRAPHQL_RESPONSE,
+      ),
+      headers: headersOf(['ETag', 'X-Request-Id']),
+    },
+    '304': {
+      description: 'Not modified: the response has the ETag sent in `If-None-Match`.',
+      headers: headersOf(['ETag', 'X-Request-Id']),
+    },
     '429': jsonAnswer(
       'Rate limited, in GraphQL’s own shape, with `Retry-After`.',
       GRAPHQL_RESPONSE,
@@ -445,6 +452,7 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
           'GraphQL',
         ),
         security: [{}, { [BEARER]: [] }],
+        parameters: [IF_NONE_MATCH],
       },
       post: {
         ...operational(
@@ -455,6 +463,7 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
           'GraphQL',
         ),
         security: [{}, { [BEARER]: [] }],
+        parameters: [IF_NONE_MATCH],
         requestBody: {
           required: true,
           content: {
@@ -502,6 +511,19 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
               reason: { type: 'string' },
             },
           }),
+        },
+      ),
+    },
+    '/metrics': {
+      get: operational(
+        'metrics',
+        'Metrics',
+        'Prometheus text format: requests by route, method and status; request durations by route; SQL statements executed; response cache hits and misses; the process’s own figures (memory, CPU, event loop).',
+        {
+          '200': {
+            description: 'The metrics.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
         },
       ),
     },
@@ -618,7 +640,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Products: 'Products with offers, properties and core properties.',
   'Generic resources': 'Products and categories under /v1 in the generic `meta`/`items` envelope.',
   GraphQL: 'The graph the REST routes are built on.',
-  Operations: 'Health, readiness and this documentation.',
+  Operations: 'Health, readiness, metrics and this documentation.',
 };
 
 const DESCRIPTION = `The price-comparison catalogue's REST compatibility layer. The same catalogue is a GraphQL API at \`/graphql\` (GraphiQL in a browser); every REST route here runs a GraphQL operation on it.

@@ -33,8 +33,11 @@ export interface SeededCatalogue {
   post(body: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
-/** Registers the file's beforeAll (seed, build) and afterAll (dispose); call at top level. */
-export function useSeededCatalogue(): SeededCatalogue {
+/**
+ * Registers the file's beforeAll (seed, build) and afterAll (dispose); call at top level.
+ * `env` adds settings to the app's configuration (RESPONSE_CACHE_TTL_SECONDS=0, say).
+ */
+export function useSeededCatalogue(env: Record<string, string> = {}): SeededCatalogue {
   let database: TestDatabase | undefined;
   let app: App | undefined;
   const ready = <T>(value: T | undefined): T => {
@@ -55,12 +58,15 @@ export function useSeededCatalogue(): SeededCatalogue {
 
   beforeAll(async () => {
     database = await createTestDatabase({ contents: 'seeded' });
-    app = createApp({ config: loadConfig({}), database, logger: pino({ level: 'silent' }) });
+    app = createApp({ config: loadConfig(env), database, logger: pino({ level: 'silent' }) });
     // The market directory is read once per process: read it now, so that no request under
     // test pays (and counts) that statement.
     await post({ query: '{ markets { code } }' });
   });
-  afterAll(() => database?.dispose());
+  afterAll(async () => {
+    await app?.dispose();
+    await database?.dispose();
+  });
 
   return {
     get database() {

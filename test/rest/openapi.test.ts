@@ -110,7 +110,7 @@ describe('the OpenAPI document', () => {
     }
     const operations = Object.values(document.paths).flatMap((methods) => Object.keys(methods));
     // The data routes, the token endpoint and the operational routes, nothing else.
-    expect(operations).toHaveLength(restRoutes.length + 1 + 6);
+    expect(operations).toHaveLength(restRoutes.length + 1 + 7);
   });
 
   it('documents parameter bounds, patterns and enums from the declarations', () => {
@@ -193,7 +193,7 @@ describe('the OpenAPI document', () => {
 
   it('mentions GraphQL and lists the operational routes', () => {
     expect((document.info as Json).description).toContain('/graphql');
-    for (const path of ['/graphql', '/healthz', '/readyz', '/openapi.json', '/docs']) {
+    for (const path of ['/graphql', '/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']) {
       expect(document.paths[path], path).toBeDefined();
     }
   });

@@ -1,0 +1,51 @@
+/**
+ * Entity tags for successful answers, on REST and on /graphql alike: the tag is a hash of the
+ * body's bytes, so it changes exactly when the answer does (whether it came from the response
+ * cache or not), and a client holding the current body gets a 304 for a matching
+ * If-None-Match.
+ */
+import { createHash } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+
+export function entityTag(body: string): string {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+/** RFC 9110 13.1.2: weak comparison; `*` matches any current representation. */
+export function matchesEntityTag(header: string | null, tag: string): boolean {
+  if (header === null) return false;
+  return (
+    header.trim() === '*' ||
+    header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag)
+  );
+}
+
+/**
+ * /graphql: a single result without errors gets an ETag over its serialised body, and a
+ * matching If-None-Match turns it into a 304 without a body. Errors, batches and streamed
+ * (incremental) results are answered as they are.
+ */
+export function useEntityTags(): Plugin {
+  const taggable = new WeakSet<Request>();
+  return {
+    onResultProcess({ request, result }) {
+      if (Array.isArray(result) || Symbol.asyncIterator in result) return;
+      if (result.errors?.length) return;
+      taggable.add(request);
+    },
+    async onResponse({ request, response, setResponse, fetchAPI }) {
+      if (!taggable.has(request) || response.status !== 200) return;
+      const body = await response.text();
+      const tag = entityTag(body);
+      const headers = new fetchAPI.Headers(response.headers);
+      headers.set('etag', tag);
+      if (matchesEntityTag(request.headers.get('if-none-match'), tag)) {
+        headers.delete('content-type');
+        headers.delete('content-length');
+        setResponse(new fetchAPI.Response(null, { status: 304, headers }));
+      } else {
+        setResponse(new fetchAPI.Response(body, { status: 200, headers }));
+      }
+    },
+  };
+}

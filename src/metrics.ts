@@ -1,0 +1,109 @@
+/**
+ * Prometheus metrics at /metrics, one registry per app (several apps may share a process, as
+ * in the tests): requests by route, SQL statements, response cache lookups, and the process's
+ * own figures (prom-client's defaults, among them `process_resident_memory_bytes`).
+ *
+ * Every label has a bounded set of values: `route` is a REST route id, `graphql`, `token`, an
+ * operations path or `unmatched` (never the raw path), `method` a standard method or `OTHER`.
+ */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+export const METRICS_PATH = '/metrics';
+
+/** The route label of a path nothing serves. */
+export const UNMATCHED = 'unmatched';
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Seconds; fine below 50 ms, where the latency targets are (docs/benchmarks.md). */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface AppMetrics {
+  observeRequest(route: string, method: string, status: number, seconds: number): void;
+  responseCacheLookup(hit: boolean): void;
+  responseCacheError(): void;
+  /** The text exposition of every metric. */
+  respond(): Promise<Response>;
+}
+
+export interface MetricSources {
+  /** SQL statements the app's database handle has executed so far. */
+  statementCount(): number;
+}
+
+let processRegistry: Registry | undefined;
+
+/** The process's figures describe the process, not an app: collected once, shown by every app. */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+export function createMetrics(sources: MetricSources): AppMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+
+  const requests = new Counter({
+    name: 'catalogue_http_requests_total',
+    help: 'HTTP requests answered, by route, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'catalogue_http_request_duration_seconds',
+    help: 'Time from a request’s arrival to its response (headers and body ready), by route.',
+    labelNames: ['route'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  new Counter({
+    name: 'catalogue_sql_statements_total',
+    help: 'SQL statements executed through the database handle since it was opened.',
+    registers,
+    // Counted where every statement passes (src/db/client.ts); read at scrape time.
+    collect() {
+      this.reset();
+      this.inc(sources.statementCount());
+    },
+  });
+  const cacheHits = new Counter({
+    name: 'catalogue_response_cache_hits_total',
+    help: 'Response cache lookups that found an answer (no execution, no SQL).',
+    registers,
+  });
+  const cacheMisses = new Counter({
+    name: 'catalogue_response_cache_misses_total',
+    help: 'Response cache lookups that found nothing (the operation was executed).',
+    registers,
+  });
+  const cacheErrors = new Counter({
+    name: 'catalogue_response_cache_errors_total',
+    help: 'Shared (Redis) cache lookups and stores that failed or were skipped while it was unusable.',
+    registers,
+  });
+
+  const exposed = Registry.merge([registry, processMetrics()]);
+
+  return {
+    observeRequest(route, method, status, seconds) {
+      const knownMethod = METHODS.has(method) ? method : 'OTHER';
+      requests.inc({ route, method: knownMethod, status: String(status) });
+      duration.observe({ route }, seconds);
+    },
+    responseCacheLookup(hit) {
+      (hit ? cacheHits : cacheMisses).inc();
+    },
+    responseCacheError() {
+      cacheErrors.inc();
+    },
+    async respond() {
+      return new Response(await exposed.metrics(), {
+        status: 200,
+        headers: { 'content-type': exposed.contentType },
+      });
+    },
+  };
+}
