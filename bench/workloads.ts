@@ -7,6 +7,8 @@
 import type pg from 'pg';
 
 export const MARKET = 'se';
+/** The same market as a value of the GraphQL `Market` enum (its names are upper case). */
+export const GRAPHQL_MARKET = MARKET.toUpperCase();
 export const PARTNER = { clientId: 'demo-partner', secret: 'demo-secret', ref: 'demo-ref' };
 
 export interface BenchRequest {
@@ -84,8 +86,11 @@ export const W4_DOCUMENT = /* GraphQL */ `query ${W4_OPERATION}($market: Market!
   }
 }`;
 
-/** The REST twin of W4_DOCUMENT: the same product and lowest price. */
-export const W4_REST_FIELDS = 'id,name,lowestPrice';
+/**
+ * The REST twin of W4_DOCUMENT: the product and its lowest prices. /v1/products/{id} has no
+ * `lowestPrice` field; `price` is its lowest available prices (new, alternative, in stock).
+ */
+export const W4_REST_FIELDS = 'id,name,price';
 
 function graphqlRequest(
   document: string,
@@ -120,7 +125,10 @@ export function workloads(
       id: 'W2',
       title: 'GraphQL category → products(20) → offers(10) → shop, brand',
       requests: [
-        graphqlRequest(W2_DOCUMENT, W2_OPERATION, { market: MARKET, category: inputs.categoryId }),
+        graphqlRequest(W2_DOCUMENT, W2_OPERATION, {
+          market: GRAPHQL_MARKET,
+          category: inputs.categoryId,
+        }),
       ],
       raw: true,
     },
@@ -146,7 +154,7 @@ export function workloads(
       id: 'W4-graphql',
       title: 'GraphQL point lookup with lowest price',
       requests: inputs.lookupIds.map((id) =>
-        graphqlRequest(W4_DOCUMENT, W4_OPERATION, { market: MARKET, id }),
+        graphqlRequest(W4_DOCUMENT, W4_OPERATION, { market: GRAPHQL_MARKET, id }),
       ),
       raw: true,
     },
