@@ -20,6 +20,8 @@ export function matchesEntityTag(header: string | null, tag: string): boolean {
   );
 }
 
+const JSON_BODY = /^application\/(?:graphql-response\+)?json\b/;
+
 /**
  * /graphql: a single result without errors gets an ETag over its serialised body, and a
  * matching If-None-Match turns it into a 304 without a body. Errors, batches and streamed
@@ -35,6 +37,8 @@ export function useEntityTags(): Plugin {
     },
     async onResponse({ request, response, setResponse, fetchAPI }) {
       if (!taggable.has(request) || response.status !== 200) return;
+      // A JSON body only: an event stream or a multipart answer is left to flow as it is.
+      if (!JSON_BODY.test(response.headers.get('content-type') ?? '')) return;
       const body = await response.text();
       const tag = entityTag(body);
       const headers = new fetchAPI.Headers(response.headers);

@@ -66,6 +66,22 @@ describe('in process', () => {
     expect(valueOf(await scrape(app), 'catalogue_response_cache_hits_total')).toBe(0);
   });
 
+  it('tags /graphql answers to GET too, and leaves event streams untagged', async () => {
+    const path = `/graphql?query=${encodeURIComponent('{ markets { code currency } }')}`;
+    const json = await bed.get(bed.app, path, { headers: { accept: 'application/json' } });
+    expect(json.status).toBe(200);
+    const tag = json.headers.get('etag');
+    expect(tag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const revalidated = await bed.get(bed.app, path, {
+      headers: { accept: 'application/json', 'if-none-match': tag! },
+    });
+    expect(revalidated.status).toBe(304);
+    const stream = await bed.get(bed.app, path, { headers: { accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('etag')).toBeNull();
+    expect(stream.text).toContain('event: next');
+  });
+
   it('keeps the answers of one app to itself', async () => {
     const first = await bed.build();
     const second = await bed.build();
