@@ -6,7 +6,7 @@
  */
 import type { Cache } from '@envelop/response-cache';
 import type { ExecutionResult } from 'graphql';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { redactUrl } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
@@ -34,17 +34,23 @@ export const REDIS_PAUSE_AFTER_FAILURE_MS = 5000;
 
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const { keyPrefix, logger } = options;
-  const redis = new Redis(options.url, {
-    connectTimeout: options.connectTimeoutMs ?? REDIS_CONNECT_TIMEOUT_MS,
-    // Bounds every command, also one queued while the first connection is being made.
-    commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
-    // Commands wait for the first connection (see `usable`); after that, a command is only
-    // sent while connected, and one in flight when the connection drops fails at once.
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: 0,
-    // Reconnect in the background, at most every 5 s, for as long as the process runs.
-    retryStrategy: (attempt) => Math.min(attempt * 250, 5000),
-  });
+  const connect = (Client: typeof Redis) =>
+    new Client(options.url, {
+      connectTimeout: options.connectTimeoutMs ?? REDIS_CONNECT_TIMEOUT_MS,
+      // Bounds every command, also one queued while the first connection is being made.
+      commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
+      // Commands wait for the first connection (see `usable`); after that, a command is only
+      // sent while connected, and one in flight when the connection drops fails at once.
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 0,
+      // Reconnect in the background, at most every 5 s, for as long as the process runs.
+      retryStrategy: (attempt) => Math.min(attempt * 250, 5000),
+    })
+      .on('error', failed)
+      .on('ready', () => {
+        firstConnection = false;
+        succeeded();
+      });
 
   // Log transitions, not every failure: an outage is one warning, its end one info line.
   let healthy = true;
@@ -69,27 +75,33 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     healthy = true;
     logger.info({ redis: where }, 'response cache: Redis is back');
   }
-  redis.on('error', failed);
-  redis.on('ready', () => {
-    firstConnection = false;
-    succeeded();
-  });
+
+  // Loaded only when a Redis is configured: the client library adds to every start otherwise.
+  let redis: Redis | undefined;
+  const connecting = import('ioredis').then(
+    ({ Redis }) => {
+      redis = connect(Redis);
+    },
+    (error: unknown) => failed(error),
+  );
 
   const keyOf = (id: string) => `${keyPrefix}response:${id}`;
   // Right after start, a command waits for the connection being made (a process's first
   // requests are then cached like the rest); once that has failed, or while reconnecting
   // later, a command would only wait and fail: it is skipped (the 'error' event says why).
-  const usable = () =>
-    Date.now() >= pausedUntil &&
-    (redis.status === 'ready' ||
-      (firstConnection && (redis.status === 'connecting' || redis.status === 'connect')));
+  async function usable(): Promise<Redis | undefined> {
+    if (redis === undefined) await connecting;
+    const status = redis?.status;
+    const waitable = firstConnection && (status === 'connecting' || status === 'connect');
+    if (Date.now() >= pausedUntil && (status === 'ready' || waitable)) return redis;
+    options.onError?.();
+    return undefined;
+  }
 
   return {
     async get(id) {
-      if (!usable()) {
-        options.onError?.();
-        return undefined;
-      }
+      const redis = await usable();
+      if (redis === undefined) return undefined;
       try {
         const text = await redis.get(keyOf(id));
         succeeded();
@@ -100,10 +112,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       }
     },
     async set(id, result, _entities, ttlMs) {
-      if (!usable()) {
-        options.onError?.();
-        return;
-      }
+      const redis = await usable();
+      if (redis === undefined) return;
       try {
         await redis.set(keyOf(id), JSON.stringify(result), 'PX', Math.max(1, Math.round(ttlMs)));
         succeeded();
@@ -115,7 +125,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     // expires with the TTL.
     invalidate() {},
     async close() {
-      redis.disconnect();
+      await connecting;
+      redis?.disconnect();
     },
   };
 }
