@@ -167,7 +167,9 @@ export function loadConfig(env: Env = process.env): Config {
     // The REST routes' Cache-Control max-age is 30 s too: a cached answer is never older
     // than clients are already allowed to keep one.
     responseCacheTtlSeconds: read.integer('RESPONSE_CACHE_TTL_SECONDS', 30, 0, 86400),
-    responseCacheMaxEntries: read.integer('RESPONSE_CACHE_MAX_ENTRIES', 1000, 1, 1_000_000),
+    // A page of 15–20 products with their offers is about 90 KB of JSON (a few times that as
+    // objects): 500 of the largest stay well inside the 300 MB resident-set target.
+    responseCacheMaxEntries: read.integer('RESPONSE_CACHE_MAX_ENTRIES', 500, 1, 1_000_000),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'catalogue:'),
   };

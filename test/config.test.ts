@@ -31,7 +31,7 @@ describe('configuration', () => {
       production: false,
       dataLoaderBatching: true,
       responseCacheTtlSeconds: 30,
-      responseCacheMaxEntries: 1000,
+      responseCacheMaxEntries: 500,
       redisUrl: undefined,
       redisKeyPrefix: 'catalogue:',
     });

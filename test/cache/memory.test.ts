@@ -14,10 +14,10 @@ const bed = useCacheTestbed(() => ({}));
 describeCacheBehaviour(`in process, on ${databaseKind}`, bed);
 
 describe('in process', () => {
-  it('is on by default, for 30 s, with at most 1000 entries', () => {
+  it('is on by default, for 30 s, with at most 500 entries', () => {
     expect(loadConfig({})).toMatchObject({
       responseCacheTtlSeconds: 30,
-      responseCacheMaxEntries: 1000,
+      responseCacheMaxEntries: 500,
       redisUrl: undefined,
     });
   });
