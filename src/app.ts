@@ -16,6 +16,7 @@ import type { DatabaseHandle } from './db/client.ts';
 import { databaseConnectionFailure } from './db/connection-errors.ts';
 import { pendingMigrations } from './db/migrator.ts';
 import { setLoaderBatching } from './graph/batching.ts';
+import { useCompiledExecution } from './graph/compiled-execution.ts';
 import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { schema } from './graph/schema.ts';
 import type { Logger } from './logger.ts';
@@ -57,7 +58,11 @@ export function createApp({ config, database, logger }: AppDependencies) {
     maskedErrors: { maskError },
     logging: logger.child({ component: 'graphql' }),
     context: (): RequestContext => createRequestContext(database.db, markets),
-    plugins: [useEntityTags(), ...(responseCache ? [responseCache.plugin] : [])],
+    plugins: [
+      useCompiledExecution(),
+      useEntityTags(),
+      ...(responseCache ? [responseCache.plugin] : []),
+    ],
   });
 
   /** Ready when the database answers and every migration has been applied. */
