@@ -48,6 +48,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Prepended to every Redis key, so deployments can share one Redis. */
   redisKeyPrefix: string;
+  /** How long one Redis command may take before the request goes on uncached. */
+  redisCommandTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -172,6 +174,9 @@ export function loadConfig(env: Env = process.env): Config {
     responseCacheMaxEntries: read.integer('RESPONSE_CACHE_MAX_ENTRIES', 500, 1, 1_000_000),
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'catalogue:'),
+    // Short, yet longer than the event loop's own hiccups (a garbage collection, compiling a
+    // document): a timeout leaves Redis alone for 5 s.
+    redisCommandTimeoutMs: read.integer('REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
   };
   checkTokenRaisesRateLimit(config, read.problems);
   if (read.problems.length > 0) throw new ConfigError(read.problems);

@@ -34,6 +34,7 @@ describe('configuration', () => {
       responseCacheMaxEntries: 500,
       redisUrl: undefined,
       redisKeyPrefix: 'catalogue:',
+      redisCommandTimeoutMs: 500,
     });
   });
 
@@ -59,6 +60,7 @@ describe('configuration', () => {
       RESPONSE_CACHE_MAX_ENTRIES: '50',
       REDIS_URL: 'rediss://:pw@cache:6380/2',
       REDIS_KEY_PREFIX: 'staging:',
+      REDIS_COMMAND_TIMEOUT_MS: '2000',
     });
     expect(config).toEqual({
       port: 8080,
@@ -80,6 +82,7 @@ describe('configuration', () => {
       responseCacheMaxEntries: 50,
       redisUrl: 'rediss://:pw@cache:6380/2',
       redisKeyPrefix: 'staging:',
+      redisCommandTimeoutMs: 2000,
     });
   });
 

@@ -20,7 +20,7 @@ export interface RedisStoreOptions {
   /** How long a TCP connect may take before it counts as failed. */
   connectTimeoutMs?: number;
   /** How long one GET or SET may take; past that the request goes on uncached. */
-  commandTimeoutMs?: number;
+  commandTimeoutMs: number;
 }
 
 export interface RedisStore extends Cache {
@@ -28,7 +28,6 @@ export interface RedisStore extends Cache {
 }
 
 export const REDIS_CONNECT_TIMEOUT_MS = 1000;
-export const REDIS_COMMAND_TIMEOUT_MS = 250;
 /** After a failed command, Redis is left alone this long: one request in that time pays. */
 export const REDIS_PAUSE_AFTER_FAILURE_MS = 5000;
 
@@ -38,7 +37,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     new Client(options.url, {
       connectTimeout: options.connectTimeoutMs ?? REDIS_CONNECT_TIMEOUT_MS,
       // Bounds every command, also one queued while the first connection is being made.
-      commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
+      commandTimeout: options.commandTimeoutMs,
       // Commands wait for the first connection (see `usable`); after that, a command is only
       // sent while connected, and one in flight when the connection drops fails at once.
       enableOfflineQueue: true,

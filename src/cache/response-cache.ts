@@ -42,7 +42,12 @@ export interface ResponseCache {
 
 type CacheSettings = Pick<
   Config,
-  'responseCacheTtlSeconds' | 'responseCacheMaxEntries' | 'redisUrl' | 'redisKeyPrefix' | 'siteUrls'
+  | 'responseCacheTtlSeconds'
+  | 'responseCacheMaxEntries'
+  | 'redisUrl'
+  | 'redisKeyPrefix'
+  | 'redisCommandTimeoutMs'
+  | 'siteUrls'
 >;
 
 /** The response cache the configuration asks for, or undefined when its TTL is 0 (off). */
@@ -59,6 +64,7 @@ export function createResponseCache(
       : createRedisStore({
           url: config.redisUrl,
           keyPrefix: config.redisKeyPrefix,
+          commandTimeoutMs: config.redisCommandTimeoutMs,
           logger,
           onError: events.error,
         });
