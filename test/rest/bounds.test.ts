@@ -472,6 +472,9 @@ describe('suggestions: product, price trend, category', () => {
     const viaDeprecated = await suggestions({ category: 'no-such-category' });
     expectParamError(viaDeprecated, 'category', 422);
     expectParamError(await suggestions({ 'filter[category]': '999999' }), 'filter[category]', 422);
+    // Beyond the id column's range: still unknown, not a database error.
+    const huge = await suggestions({ 'filter[category]': '99999999999999999999' });
+    expectParamError(huge, 'filter[category]', 422);
   });
 
   it('odd unicode in product: an emoji is a search (no 5xx); NUL and broken escapes are 400s', async () => {

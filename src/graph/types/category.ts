@@ -205,6 +205,10 @@ export async function findCategoryByReference(
   if ((reference.id == null) === (reference.slug == null)) {
     throw badUserInput('give exactly one of id and slug', 'id', 'exclusive');
   }
+  // A REST reference of digits may exceed the id column's range: no such category exists.
+  if (reference.id != null && !(Number.isInteger(reference.id) && reference.id <= 2 ** 31 - 1)) {
+    return null;
+  }
   const rows =
     reference.id != null
       ? await findCategoriesByIds(context.db, [reference.id])
