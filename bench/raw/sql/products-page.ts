@@ -12,22 +12,11 @@
  * Parameters: $1 limit, $2 ref (text or NULL), $3 self link, $4 next link (used when there is
  * a next page), $5 prev link (text or NULL), and on a later page $6 offset.
  */
-import {
-  arrayAgg,
-  sqlString,
-  decimal,
-  integer,
-  integerAsString,
-  nullWhen,
-  object,
-  raw,
-  render,
-  requiredString,
-  string,
-} from '../json-sql.ts';
+import { arrayAgg, sqlString, decimal, object, raw, render, requiredString } from '../json-sql.ts';
 import { availableOffers, offerPrice, periodPrice, restShop, taggedUrl } from './offers.ts';
 import { propertyTreeCtes } from './properties.ts';
 import type { MarketCode } from '../params.ts';
+import { productIdentity } from './product-identity.ts';
 
 const REF = '$2::text';
 
@@ -56,15 +45,7 @@ const offer = object({
 
 /** src/rest/routes/products.ts productItem, its standard fields. */
 const product = object({
-  productId: integerAsString('p.id'),
-  productName: requiredString('p.name'),
-  category: object({
-    id: integerAsString('c.id'),
-    name: requiredString('c.name'),
-    rank: integer('p.rank_within_category'),
-  }),
-  brand: nullWhen('b.id is null', object({ name: requiredString('b.name') })),
-  images: object({ small: string('p.image_small_url'), large: string('p.image_large_url') }),
+  ...productIdentity,
   offers: raw('oj.json', '[]'),
   properties: raw('pj.properties', '[]'),
   coreProperties: raw('pj.core_properties', '[]'),

@@ -17,17 +17,9 @@
  * then three per term: $6 + 3i its words as a tsquery of whole words, $7 + 3i the same with
  * each word a prefix, $8 + 3i its words for pg_trgm.
  */
-import {
-  integer,
-  integerAsString,
-  decimal,
-  nullWhen,
-  object,
-  render,
-  requiredString,
-  string,
-} from '../json-sql.ts';
+import { integer, decimal, nullWhen, object, render, requiredString } from '../json-sql.ts';
 import { logo, offerPrice, periodPrice } from './offers.ts';
+import { productIdentity } from './product-identity.ts';
 
 /** src/db/repositories/product-search.ts FRONT_ROWS. */
 export const FRONT_ROWS = 2_000;
@@ -100,15 +92,7 @@ function searchSql(config: string, terms: number) {
 
 /** The item of src/rest/routes/suggestions.ts suggestionItem, its standard fields. */
 const suggestion = object({
-  productId: integerAsString('p.id'),
-  productName: requiredString('p.name'),
-  category: object({
-    id: integerAsString('c.id'),
-    name: requiredString('c.name'),
-    rank: integer('p.rank_within_category'),
-  }),
-  brand: nullWhen('b.id is null', object({ name: requiredString('b.name') })),
-  images: object({ small: string('p.image_small_url'), large: string('p.image_large_url') }),
+  ...productIdentity,
   lowestPrice: nullWhen(
     'o.id is null',
     object({
