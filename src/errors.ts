@@ -52,11 +52,13 @@ export function badUserInput(message: string, parameter: string, reason = 'inval
 export function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   if (original instanceof GraphQLError) {
-    if (typeof original.extensions.code === 'string') return error as Error;
+    // Compiled execution's errors may carry no extensions at all.
+    if (typeof original.extensions?.code === 'string') return error as Error;
     // graphql-js's errors before execution (a variable of the wrong type, say) are the
-    // client's; one at a field path (a null for a non-null field) is a defect of ours.
+    // client's; one at a field path (a null for a non-null field) is a defect of ours. The
+    // outer message names the variable ('Variable "$first" got invalid value …; …').
     if (original.path === undefined) {
-      return locatedLike(error, serviceError('BAD_USER_INPUT', original.message));
+      return locatedLike(error, serviceError('BAD_USER_INPUT', (error as GraphQLError).message));
     }
   }
   if (original instanceof PothosValidationError) {

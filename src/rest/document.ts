@@ -3,7 +3,6 @@
  * GraphQL paths its chosen fields need. Each document is validated once, then cached by the
  * route and the normalised choice of fields.
  */
-import { allowCompiledExecution } from '../graph/compiled-execution.ts';
 import {
   Kind,
   OperationTypeNode,
@@ -128,7 +127,6 @@ export class DocumentCache {
           `REST document for ${key} is invalid: ${errors.map((e) => e.message).join('; ')}`,
         );
       }
-      allowCompiledExecution(document);
       // Choices of fields are bounded per route, but not tightly: keep the cache bounded too.
       if (this.documents.size >= this.limit)
         this.documents.delete(this.documents.keys().next().value!);

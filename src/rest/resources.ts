@@ -28,12 +28,16 @@ export interface ObjectField extends FieldBase {
   fields: Resource;
   /** A GraphQL path whose null makes this REST object null (e.g. `lowestPrice`). */
   nullIf?: string;
+  /** `nullIf`'s response keys, split once rather than per reshaped item. */
+  nullIfKeys?: string[];
 }
 
 export interface ListField extends FieldBase {
   kind: 'list';
   /** GraphQL path to the list's elements, e.g. `offers(first: 100).edges.node`. */
   at: string;
+  /** `at`'s response keys, split once rather than per reshaped item. */
+  atKeys: string[];
   item: Resource;
 }
 
@@ -98,7 +102,9 @@ export function object(
   return {
     kind: 'object',
     fields: { name, fields },
-    ...(options.nullIf === undefined ? {} : { nullIf: options.nullIf }),
+    ...(options.nullIf === undefined
+      ? {}
+      : { nullIf: options.nullIf, nullIfKeys: responseKeys(options.nullIf) }),
     description: options.description ?? '',
     standard: options.standard ?? true,
   };
@@ -108,6 +114,7 @@ export function list(at: string, item: Resource, options: FieldOptions = {}): Li
   return {
     kind: 'list',
     at,
+    atKeys: responseKeys(at),
     item,
     description: options.description ?? '',
     standard: options.standard ?? true,
@@ -257,11 +264,10 @@ export function reshape(chosen: ChosenFields, item: GraphqlObject): Record<strin
     if (field.kind === 'leaf') {
       result[name] = field.read(item);
     } else if (field.kind === 'object') {
-      const absent =
-        field.nullIf !== undefined && valueAt(item, responseKeys(field.nullIf)) == null;
+      const absent = field.nullIfKeys !== undefined && valueAt(item, field.nullIfKeys) == null;
       result[name] = absent ? null : reshape(below!, item);
     } else {
-      const elements = valueAt(item, responseKeys(field.at));
+      const elements = valueAt(item, field.atKeys);
       result[name] = Array.isArray(elements)
         ? elements.map((element) => reshape(below!, element as GraphqlObject))
         : [];
