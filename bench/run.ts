@@ -7,6 +7,7 @@
  * after round, rotating the order of systems so that drift of this shared machine falls on
  * all of them alike, and prints medians, ratios and the targets met.
  */
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -23,6 +24,7 @@ import {
 } from './report.ts';
 import { restOperation } from './rest-document.ts';
 import {
+  machineCpuTicks,
   sampleResidentSet,
   startSystem,
   statementsSoFar,
@@ -79,11 +81,14 @@ const GATEWAY_ENV = {
   RESPONSE_CACHE_TTL_SECONDS: '0',
 };
 
+/** The gateway as the image runs it: the production bundle `npm run build` writes. */
+const GATEWAY_ENTRY = 'dist/server/main.mjs';
+
 const SYSTEMS: SystemSpec[] = [
   {
     id: 'gateway',
     port: 4101,
-    entry: 'src/main.ts',
+    entry: GATEWAY_ENTRY,
     env: GATEWAY_ENV,
     nodeFlags: values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [],
   },
@@ -91,13 +96,13 @@ const SYSTEMS: SystemSpec[] = [
   {
     id: 'naive',
     port: 4103,
-    entry: 'src/main.ts',
+    entry: GATEWAY_ENTRY,
     env: { ...GATEWAY_ENV, DATALOADER_BATCHING: 'false' },
   },
   {
     id: 'cached',
     port: 4104,
-    entry: 'src/main.ts',
+    entry: GATEWAY_ENTRY,
     env: { ...GATEWAY_ENV, RESPONSE_CACHE_TTL_SECONDS: '3600' },
   },
 ];
@@ -217,6 +222,8 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')}, Node ${process.version}`,
   );
+  log(`building ${GATEWAY_ENTRY} (npm run build)`);
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   const databaseUrl = await prepareCatalogue(serverUrl, scale, log);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -258,6 +265,7 @@ async function main() {
       }
     }
     const measurements: Measurement[] = [];
+    const ticksBefore = await machineCpuTicks();
     for (let round = 0; round < rounds; round += 1) {
       for (const workload of chosen) {
         for (const system of rotated(systemsFor(workload, running), round)) {
@@ -272,6 +280,8 @@ async function main() {
     }
     const summaries = summarise(measurements);
     const underLoad = await latencyUnderLoad(gateway, chosen, summaries, token);
+    const ticksAfter = await machineCpuTicks();
+    const stolen = (ticksAfter.steal - ticksBefore.steal) / (ticksAfter.total - ticksBefore.total);
 
     const machine =
       `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ` +
@@ -281,7 +291,8 @@ async function main() {
       `Machine: ${machine}. Load average after: ${os
         .loadavg()
         .map((l) => l.toFixed(1))
-        .join(' ')}.\n`,
+        .join(' ')}. CPU time stolen by the hypervisor while measuring: ` +
+        `${(stolen * 100).toFixed(0)} %.\n`,
     );
     console.log(summaryTable(summaries));
     console.log('\nSQL statements per request at the smallest and the largest page:\n');
@@ -300,7 +311,7 @@ async function main() {
       ),
     );
     const starts = [...running.values()]
-      .filter((s) => s.spec.entry === 'src/main.ts')
+      .filter((s) => s.spec.entry === GATEWAY_ENTRY)
       .map((s) => s.readyMs);
     console.log('\nTargets:\n');
     console.log(

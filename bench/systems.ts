@@ -10,6 +10,7 @@ export type SystemId = 'gateway' | 'raw' | 'naive' | 'cached';
 export interface SystemSpec {
   id: SystemId;
   port: number;
+  /** A built JavaScript file, run as it is, or a TypeScript file, run through tsx. */
   entry: string;
   env: Record<string, string>;
   /** Extra flags for node, e.g. --cpu-prof. */
@@ -43,7 +44,11 @@ export async function startSystem(spec: SystemSpec, databaseUrl: string): Promis
   const startedAt = performance.now();
   const child = spawn(
     process.execPath,
-    [...(spec.nodeFlags ?? []), '--import', 'tsx', spec.entry],
+    [
+      ...(spec.nodeFlags ?? []),
+      ...(spec.entry.endsWith('.ts') ? ['--import', 'tsx'] : []),
+      spec.entry,
+    ],
     {
       env: {
         ...process.env,
@@ -115,4 +120,12 @@ export async function statementsSoFar(system: RunningSystem): Promise<number> {
   );
   if (!line) throw new Error(`${system.spec.id}: /metrics has no catalogue_sql_statements_total`);
   return Number(line[1]);
+}
+
+/** The machine's CPU time so far, in clock ticks: all of it, and what the hypervisor stole. */
+export async function machineCpuTicks(): Promise<{ total: number; steal: number }> {
+  const [line = ''] = (await readFile('/proc/stat', 'utf8')).split('\n');
+  // cpu  user nice system idle iowait irq softirq steal guest guest_nice
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: ticks.reduce((sum, tick) => sum + tick, 0), steal: ticks[7] ?? 0 };
 }

@@ -2,7 +2,7 @@
  * No Docker engine runs where these tests run, so docker-compose.yml and the Dockerfile are
  * checked by construction: the compose environment is fed to the gateway's own loadConfig,
  * the healthcheck one-liner is run against a stub server, and the files the image copies are
- * compared with what `node --import tsx src/main.ts` actually loads.
+ * compared with what the production bundle is built from (everything `src/main.ts` loads).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -358,6 +358,7 @@ describe('Dockerfile', () => {
   const copied = copies.flatMap(copiedSources);
   const packageJson = JSON.parse(read('package.json')) as {
     dependencies: Record<string, string>;
+    scripts: Record<string, string>;
   };
 
   it('builds every stage on Node 20 slim', () => {
@@ -366,16 +367,27 @@ describe('Dockerfile', () => {
     for (const base of bases) expect(base).toMatch(/^node:20[\w.-]*-slim\b/);
   });
 
-  it('installs production dependencies only, from the lockfile', () => {
+  it('installs from the lockfile, and keeps production dependencies only', () => {
     const runs = instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
-    expect(runs.some((run) => /\bnpm ci\b.*--omit=dev/.test(run))).toBe(true);
+    expect(runs.some((run) => /\bnpm ci\b/.test(run))).toBe(true);
+    expect(runs.some((run) => /\bnpm prune --omit=dev\b/.test(run))).toBe(true);
   });
 
-  it('runs the service as node directly, as a non-root user, on port 4000', () => {
+  it('runs the production bundle as node directly, as a non-root user, on port 4000', () => {
     const cmd = JSON.parse(last('CMD') ?? 'null') as string[];
-    expect(cmd).toEqual(['node', '--import', 'tsx', 'src/main.ts', 'serve']);
-    expect(packageJson.dependencies).toHaveProperty('tsx');
-    expect(existsSync(path.join(root, 'src/main.ts'))).toBe(true);
+    const bundle = 'dist/server/main.mjs';
+    expect(cmd).toEqual(['node', bundle, 'serve']);
+    // The bundle is what `npm run build` writes from src/main.ts, built in an earlier stage.
+    const build = packageJson.scripts.build;
+    expect(build).toMatch(/^esbuild src\/main\.ts --bundle /);
+    expect(build).toContain(`--outfile=${bundle}`);
+    const buildStage = instructions.filter((i) => i.stage < finalStage);
+    expect(buildStage.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args))).toBe(
+      true,
+    );
+    expect(final.some((i) => i.keyword === 'COPY' && /--from=\S+ \/app\/dist /.test(i.args))).toBe(
+      true,
+    );
     expect(last('USER')).toMatch(/^(?!root$|0$)\S+$/);
     expect(last('EXPOSE')).toBe('4000');
     expect(last('WORKDIR')).toBe('/app');

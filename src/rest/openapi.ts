@@ -11,7 +11,7 @@
  * are inlined where they are used, with their name as `title`, rather than given a component
  * that would describe only one of them.
  */
-import { readFileSync } from 'node:fs';
+import packageJson from '../../package.json' with { type: 'json' };
 import { MAX_TOKEN_REQUEST_BYTES, TOKEN_PATH } from './token-endpoint.ts';
 import type { ParamSchema, ParamSpec } from './params.ts';
 import type { JsonSchema, Resource, RestField } from './resources.ts';
@@ -53,10 +53,9 @@ export interface OpenApiParameter {
   schema: JsonSchema;
 }
 
-/** The version in package.json, read once (the Docker image copies package.json too). */
+/** The version in package.json (imported, so the production bundle carries it). */
 export function packageVersion(): string {
-  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
-  return (JSON.parse(text) as { version: string }).version;
+  return packageJson.version;
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
