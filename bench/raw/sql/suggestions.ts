@@ -85,9 +85,10 @@ function searchSql(config: string, terms: number) {
     `(${prefixes(name)} and not ${words(name)})`,
     `(${all(name)} and not ${prefixes(name)})`,
   ];
-  const computed = tiers({ vector: 'f.name_vector', lowered: 'f.lower_name' });
+  const front: NameForms = { vector: 'f.name_vector', lowered: 'f.lower_name' };
+  const computed = tiers(front);
   const indexed = tiers({ vector: `to_tsvector(${language}, p.name)`, lowered: 'lower(p.name)' });
-  return { language, computed, indexed };
+  return { language, computed, indexed, frontForms: [words(front), prefixes(front)] };
 }
 
 /** The item of src/rest/routes/suggestions.ts suggestionItem, its standard fields. */
@@ -117,9 +118,8 @@ export function suggestionsStatement(config: string, terms: number) {
 }
 
 function statementText(config: string, terms: number): string {
-  const { language, computed, indexed } = searchSql(config, terms);
-  const tierWhens = computed.map((matches, tier) => `when ${matches} then ${tier}`);
-  const tierOfRow = `case ${tierWhens.join(' ')} end`;
+  const { language, computed, indexed, frontForms } = searchSql(config, terms);
+  const [words, prefixes] = frontForms;
   const tierCounts = computed.map(
     (_, tier) => `count(*) filter (where tier = ${tier}) as n${tier}`,
   );
@@ -168,11 +168,20 @@ with
     select w.product_id, w.ordinal,
            to_tsvector(${language}, p.name) as name_vector, lower(p.name) as lower_name
       from walk w join products p on p.id = w.product_id),
+  -- product-search.ts frontTiers: the typo tier only when the others fall short.
+  prefixed as materialized (
+    select f.product_id, f.ordinal, case when ${words} then 0 else 1 end as tier
+      from front f
+     where ${prefixes}),
+  tiers as (
+    select * from prefixed
+    union all
+    select f.product_id, f.ordinal, 2 from front f
+     where (select count(*) from prefixed) < $3 and ${computed[2]}),
   tiered as (
-    select f.product_id, f.tier,
-           row_number() over (partition by f.tier order by f.ordinal) as position
-      from (select f.product_id, f.ordinal, ${tierOfRow} as tier from front f) as f
-     where f.tier is not null),
+    select t.product_id, t.tier,
+           row_number() over (partition by t.tier order by t.ordinal) as position
+      from tiers t),
   front_matches as materialized (
     select walked.size::int as front_size, t.product_id, t.tier, t.position
       from (select count(*) as size from walk) as walked
