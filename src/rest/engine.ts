@@ -71,6 +71,23 @@ function restParameter(route: RestRoute, argument: string, params: ParamValues):
   return typeof name === 'function' ? name(params) : (name ?? argument);
 }
 
+/**
+ * What a request with these (valid) parameters asks of GraphQL: the REST fields chosen, the
+ * route's plan (document shape and variables), and the document, built on demand, with the
+ * key it is cached under. The benchmark sends the same document to /graphql (W5).
+ */
+export function restOperation(route: RestRoute, params: ParamValues) {
+  const fields = typeof params.fields === 'string' ? parseFields(params.fields) : undefined;
+  const chosen = choose(route.resource, fields);
+  const plan = route.plan(params);
+  return {
+    chosen,
+    plan,
+    documentKey: `${route.id}:${plan.shapeKey}:${choiceKey(chosen)}`,
+    buildDocument: () => buildDocument(plan.shape, selectedPaths(chosen)),
+  };
+}
+
 export class RestEngine {
   private readonly routes: CompiledRoute[];
   private readonly documents: DocumentCache;
@@ -121,12 +138,8 @@ export class RestEngine {
         headers.deprecation = 'true';
       }
 
-      const fields = typeof params.fields === 'string' ? parseFields(params.fields) : undefined;
-      const chosen = choose(route.resource, fields);
-      const plan = route.plan(params);
-      const document = this.documents.get(`${route.id}:${plan.shapeKey}:${choiceKey(chosen)}`, () =>
-        buildDocument(plan.shape, selectedPaths(chosen)),
-      );
+      const { chosen, plan, documentKey, buildDocument } = restOperation(route, params);
+      const document = this.documents.get(documentKey, buildDocument);
 
       const result = await this.execute(rest.request, document, plan.variables);
       if (result.errors?.length) {
