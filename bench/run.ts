@@ -140,6 +140,20 @@ async function statementsOf(
   return (await statementsSoFar(system)) - before;
 }
 
+/**
+ * The median of three counts: /metrics counts every statement the process runs, so one that
+ * belongs to something else finishing in the window (seen once: 6 instead of 5) is outvoted.
+ */
+async function typicalStatementsOf(
+  system: RunningSystem,
+  request: Workload['requests'][number],
+  token: string,
+) {
+  const counts: number[] = [];
+  for (let i = 0; i < 3; i += 1) counts.push(await statementsOf(system, request, token));
+  return counts.sort((a, b) => a - b)[1]!;
+}
+
 /** performance.md: W1, W2 and W6 at page size 1 and at the maximum run as many statements. */
 async function pageSizeConstancy(systems: RunningSystem[], all: Workload[], token: string) {
   const byId = new Map(all.map((w) => [w.id, w.requests[0]!]));
@@ -158,8 +172,8 @@ async function pageSizeConstancy(systems: RunningSystem[], all: Workload[], toke
       rows.push([
         id,
         system.spec.id,
-        String(await statementsOf(system, small, token)),
-        String(await statementsOf(system, large, token)),
+        String(await typicalStatementsOf(system, small, token)),
+        String(await typicalStatementsOf(system, large, token)),
       ]);
     }
   }
