@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, pendingMigrations } from '../src/db/migrator.ts';
 import { migrations } from '../schema/migrations/index.ts';
 import { createTestDatabase, serverUrl, type TestDatabase } from './helpers/database.ts';
+import { insertBasics, insertProduct } from './helpers/fixtures.ts';
 
 // Always on the embedded database, and on the server too when one is configured.
 const kinds = serverUrl ? (['embedded', 'postgres'] as const) : (['embedded'] as const);
@@ -63,6 +64,44 @@ describe.each(kinds)('migrations on %s', (kind) => {
       { code: 'nz', currency: 'NZD', language: 'english' },
       { code: 'se', currency: 'SEK', language: 'swedish' },
     ]);
+  });
+});
+
+describe.each(kinds)('0003 on %s, over an existing catalogue', (kind) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase({ contents: 'empty', embedded: kind === 'embedded' });
+  });
+  afterAll(() => database?.dispose());
+
+  it('stores each summary row’s name vector in its market’s language', async () => {
+    const { db } = database;
+    const before = new Migrator({
+      db,
+      provider: { getMigrations: async () => migrations },
+    });
+    const { error } = await before.migrateTo('0002_price_trend_order_index');
+    expect(error).toBeUndefined();
+    await insertBasics(db);
+    await insertProduct(db, 1, { name: 'Väskor för Mobiltelefoner' });
+    await sql`insert into product_market_summaries (product_id, market, category_id, popularity,
+                available_offer_count, lowest_price, as_of)
+              values (1, 'se', 2, 1, 1, 10, '2026-11-01'), (1, 'fr', 2, 1, 1, 10, '2026-11-01')`.execute(
+      db,
+    );
+
+    expect(await migrateToLatest(db)).toEqual(['0003_summary_name_vectors']);
+    const { rows } = await sql<{ market: string; stored: string; expected: string }>`
+      select s.market, s.name_vector::text as stored,
+             to_tsvector(m.search_config, p.name)::text as expected
+        from product_market_summaries s
+        join products p on p.id = s.product_id join markets m on m.code = s.market
+       order by s.market`.execute(db);
+    expect(rows.map((row) => row.market)).toEqual(['fr', 'se']);
+    for (const row of rows) expect(row.stored, row.market).toBe(row.expected);
+    // Swedish stemming, not French: the languages differ in what they store.
+    expect(rows[1]!.stored).toContain("'mobiltelefon'");
+    expect(rows[0]!.stored).not.toEqual(rows[1]!.stored);
   });
 });
 

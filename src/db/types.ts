@@ -131,6 +131,8 @@ export interface ProductMarketSummariesTable {
   average_price_90_days: number | null;
   price_trend_percentage: number | null;
   as_of: string;
+  /** The product's name as a text-search vector in the market's language (search_config). */
+  name_vector: string;
 }
 
 export interface ProductPropertiesTable {

@@ -85,10 +85,13 @@ function searchSql(config: string, terms: number) {
     `(${prefixes(name)} and not ${words(name)})`,
     `(${all(name)} and not ${prefixes(name)})`,
   ];
-  const front: NameForms = { vector: 'f.name_vector', lowered: 'f.lower_name' };
+  const front: NameForms = {
+    vector: 'f.name_vector',
+    lowered: '(select lower(p.name) from products p where p.id = f.product_id)',
+  };
   const computed = tiers(front);
   const indexed = tiers({ vector: `to_tsvector(${language}, p.name)`, lowered: 'lower(p.name)' });
-  return { language, computed, indexed, frontForms: [words(front), prefixes(front)] };
+  return { computed, indexed, frontForms: [words(front), prefixes(front)] };
 }
 
 /** The item of src/rest/routes/suggestions.ts suggestionItem, its standard fields. */
@@ -118,7 +121,7 @@ export function suggestionsStatement(config: string, terms: number) {
 }
 
 function statementText(config: string, terms: number): string {
-  const { language, computed, indexed, frontForms } = searchSql(config, terms);
+  const { computed, indexed, frontForms } = searchSql(config, terms);
   const [words, prefixes] = frontForms;
   const tierCounts = computed.map(
     (_, tier) => `count(*) filter (where tier = ${tier}) as n${tier}`,
@@ -159,15 +162,12 @@ function statementText(config: string, terms: number): string {
   return `
 with
   walk as materialized (
-    select s.product_id,
+    select s.product_id, s.name_vector,
            row_number() over (order by s.popularity desc, s.product_id) as ordinal
-      from (select s.product_id, s.popularity from product_market_summaries s
+      from (select s.product_id, s.popularity, s.name_vector from product_market_summaries s
              where s.market = $1
              order by s.popularity desc, s.product_id limit $2) as s),
-  front as materialized (
-    select w.product_id, w.ordinal,
-           to_tsvector(${language}, p.name) as name_vector, lower(p.name) as lower_name
-      from walk w join products p on p.id = w.product_id),
+  front as materialized (select w.product_id, w.ordinal, w.name_vector from walk w),
   -- product-search.ts frontTiers: the typo tier only when the others fall short.
   prefixed as materialized (
     select f.product_id, f.ordinal, case when ${words} then 0 else 1 end as tier

@@ -18,7 +18,8 @@ export interface RefreshOptions {
  *   lowest_price = the cheapest available offer in the market,
  *   average_price_90_days = mean of the daily lowest prices of the 90 days before `asOf`,
  *   price_trend_percentage = (average − lowest) / average × 100, rounded to one decimal;
- * null without history. Products without an available offer in a market get no row there.
+ * null without history; name_vector = the product's name as text search sees it in the
+ * market's language (a renamed product needs a refresh too). Products without an available offer in a market get no row there.
  */
 export async function refreshProductMarketSummaries(
   db: Kysely<Database>,
@@ -33,19 +34,22 @@ export async function refreshProductMarketSummaries(
     await trx.deleteFrom('product_market_summaries').where(onlyListed('product_id')).execute();
     const inserted = await sql`
       insert into product_market_summaries (product_id, market, category_id, popularity,
-        available_offer_count, lowest_price, average_price_90_days, price_trend_percentage, as_of)
+        available_offer_count, lowest_price, average_price_90_days, price_trend_percentage, as_of,
+        name_vector)
       select p.id, offer_stats.market, p.category_id, p.popularity,
              offer_stats.available_offer_count, offer_stats.lowest_price,
              history.average_price,
              round((history.average_price - offer_stats.lowest_price)
                    / nullif(history.average_price, 0) * 100, 1),
-             ${asOf}
+             ${asOf},
+             to_tsvector(m.search_config, p.name)
         from (select o.product_id, o.market, count(*) as available_offer_count,
                      min(o.price) as lowest_price
                 from available_offers o
                where ${onlyListed('o.product_id')}
                group by o.product_id, o.market) as offer_stats
         join products p on p.id = offer_stats.product_id
+        join markets m on m.code = offer_stats.market
         left join lateral (
           select avg(day_price) as average_price
             from price_history ph,
