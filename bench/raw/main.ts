@@ -25,6 +25,10 @@ const pool = new pg.Pool({
   connectionString: url,
   max: integer('DATABASE_POOL_SIZE', 10, 1, 200),
   connectionTimeoutMillis: 10_000,
+  // W3's single statement carries the costly plans of index fallbacks it skips at run time;
+  // at the large scale their estimates cross jit_above_cost and Postgres spends 130 ms
+  // compiling it (auto_explain, "Samsung Galaxy"). The gateway's split statements never do.
+  options: '-c jit=off',
 });
 // An idle client's connection error (a server restart) must not kill the process: the pool
 // drops that client and the next query connects again.
