@@ -4,7 +4,7 @@
  * answers for the same document, variables and data, and leave what it cannot do alike to
  * graphql-js.
  */
-import { execute, parse, validate } from 'graphql';
+import { execute, getIntrospectionQuery, parse, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createRequestContext } from '../../src/context.ts';
@@ -183,6 +183,13 @@ describe('compiled execution on /graphql', () => {
       expect(listing.edges).toHaveLength(variables.first);
       expect(listing.edges[0].node.offers === undefined).toBe(!variables.withOffers);
     }
+  });
+
+  it('answers introspection (what GraphiQL asks first) exactly as graphql-js does', async () => {
+    const query = getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true });
+    const interpreted = await execute({ schema, document: parse(query) });
+    expect(interpreted.errors).toBeUndefined();
+    expect(await catalogue.graphql(query)).toEqual(JSON.parse(JSON.stringify(interpreted)));
   });
 
   it('runs the operation operationName names in a document of several', async () => {
