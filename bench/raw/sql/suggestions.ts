@@ -144,9 +144,6 @@ function statementText(config: string, terms: number): string {
   fallback${tier} as materialized (
     select x.product_id, row_number() over (order by x.popularity desc, x.product_id) as position
       from (
-        -- The fallback test sits on the scan itself (a one-time filter), so a tier answered
-        -- by the front never reads its matches from the indexes: like the gateway, which
-        -- does not send listTierMatches then.
         with matches as materialized (
           select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
             from product_market_summaries s join products p on p.id = s.product_id

@@ -84,8 +84,8 @@ function configLiteral(config: TextSearchConfig): RawBuilder<unknown> {
 }
 
 /**
- * How a statement reaches a product's name: the indexed expressions over `p.name`, or the
- * same values computed once into columns of a CTE.
+ * How a statement reaches a product's name: the indexed expressions over `p.name`, or, for
+ * the front rows, their summary row's stored vector and the name looked up where needed.
  */
 export interface NameForms {
   /** to_tsvector in the market's language. */
