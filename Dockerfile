@@ -1,7 +1,7 @@
 # The gateway image: Node 20 running the production bundle (`npm run build`: the sources and
-# the pure-JavaScript packages in one file, ready in about half a second), with production
-# dependencies only for what stays outside the bundle (PGlite's WebAssembly, Swagger UI's
-# assets).
+# the pure-JavaScript packages in dist/server, the seeding code in a chunk serving never loads,
+# ready in about half a second), with production dependencies only for what stays outside the
+# bundle (PGlite's WebAssembly, pino's transports, Swagger UI's and GraphiQL's assets).
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app

@@ -9,9 +9,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { SEED_SCALES, type SeedScale } from '../src/config.ts';
+import { readCommandLine, type CommandSpec, type OptionSpec } from '../src/cli/command-line.ts';
+import { exitOnFailure } from '../src/cli/errors.ts';
 import { productsRoute } from '../src/rest/routes/products.ts';
 import { prepareCatalogue } from './catalogue.ts';
 import { runLoad } from './load.ts';
@@ -36,34 +36,73 @@ import { checkTargets } from './targets.ts';
 import { verifySameResponses } from './verify.ts';
 import { MARKET, PARTNER, readWorkloadInputs, workloads, type Workload } from './workloads.ts';
 
-const { values } = parseArgs({
+const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const BENCH = {
+  invocation: 'npm run bench --',
+  summary:
+    "Seeds (or reuses) the scale's catalogue on the PostgreSQL server, starts the gateway, the\n" +
+    'raw-SQL baseline, the naive variant and the cached gateway, checks that they answer alike,\n' +
+    'measures the workloads W1-W6 and prints the table of docs/benchmarks.md.',
   options: {
-    scale: { type: 'string', default: 'bench' },
-    rounds: { type: 'string', default: '3' },
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '8' },
-    only: { type: 'string' },
-    profile: { type: 'boolean', default: false },
+    scale: {
+      type: 'string',
+      value: 'SCALE',
+      default: 'bench',
+      description: 'catalogue size: bench or large',
+      choices: ['bench', 'large'],
+    },
+    rounds: {
+      type: 'string',
+      value: 'N',
+      default: '3',
+      description: 'rounds of every workload',
+      range: [1, 1000],
+    },
+    duration: {
+      type: 'string',
+      value: 'S',
+      default: '5',
+      description: 'seconds each measurement runs',
+      range: [1, 3600],
+    },
+    connections: {
+      type: 'string',
+      value: 'C',
+      default: '8',
+      description: "the load generator's concurrent connections",
+      range: [1, 10_000],
+    },
+    only: {
+      type: 'string',
+      value: 'W1,W3',
+      description: 'only the workloads whose ids start with one of these',
+    },
+    profile: {
+      type: 'boolean',
+      description: "write the gateway's CPU profiles to bench/profiles/",
+    },
     'server-url': {
       type: 'string',
-      default: process.env.BENCH_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      value: 'URL',
+      description: 'the PostgreSQL server (default: BENCH_SERVER_URL)',
     },
   },
-});
+  environment: [
+    {
+      names: ['BENCH_SERVER_URL'],
+      meaning: `the PostgreSQL server, when --server-url is not given (default: ${DEFAULT_SERVER_URL})`,
+    },
+  ],
+} satisfies CommandSpec<Record<string, OptionSpec>>;
 
-function positive(name: string, value: string): number {
-  if (!/^[1-9]\d*$/.test(value)) throw new Error(`--${name} must be a positive integer`);
-  return Number(value);
-}
-
-const scale = values.scale as SeedScale;
-if (!SEED_SCALES.includes(scale) || scale === 'sample') {
-  throw new Error('--scale must be bench or large');
-}
-const rounds = positive('rounds', values.rounds);
-const durationSeconds = positive('duration', values.duration);
-const connections = positive('connections', values.connections);
+const values = readCommandLine(BENCH, process.argv.slice(2));
+const scale = values.scale as 'bench' | 'large';
+const rounds = Number(values.rounds);
+const durationSeconds = Number(values.duration);
+const connections = Number(values.connections);
 const only = values.only?.split(',');
+const serverUrl = values['server-url'] ?? process.env.BENCH_SERVER_URL ?? DEFAULT_SERVER_URL;
 
 const log = (line: string) => process.stderr.write(`bench  ${line}\n`);
 
@@ -228,7 +267,6 @@ async function measure(
 }
 
 async function main() {
-  const serverUrl = values['server-url'];
   log(
     `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ` +
       `${os
@@ -371,7 +409,4 @@ async function latencyUnderLoad(
   return results;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch(exitOnFailure);

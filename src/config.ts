@@ -3,10 +3,15 @@
  * typed. Nothing else in the code reads `process.env`.
  */
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 import { MARKET_CODES, type MarketCode } from './markets.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `auto`: pino-pretty's readable lines when stdout is a terminal, JSON lines otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export const SEED_SCALES = ['sample', 'bench', 'large'] as const;
 export type SeedScale = (typeof SEED_SCALES)[number];
@@ -14,9 +19,25 @@ export type SeedScale = (typeof SEED_SCALES)[number];
 /** Used only when TOKEN_SECRET is unset outside production, so a fresh clone starts as is. */
 export const DEVELOPMENT_TOKEN_SECRET = 'development-only-token-secret-change-me-0000';
 
+/**
+ * Token secrets anyone can read in this repository, by where they are published: fine on a
+ * developer's machine, refused in production, where they would let anyone sign tokens.
+ */
+const PUBLISHED_TOKEN_SECRETS = new Map([
+  [DEVELOPMENT_TOKEN_SECRET, 'the development-only default'],
+  ['compose-placeholder-token-secret-CHANGE-ME', 'the placeholder from docker-compose.yml'],
+]);
+
 export interface Config {
   port: number;
   host: string;
+  /**
+   * The scheme, host and optional path prefix clients reach the service under, without a
+   * trailing slash: paging links are built on it (undefined: src/proxy-trust.ts decides).
+   */
+  publicBaseUrl: string | undefined;
+  /** Proxies whose X-Forwarded-* headers are believed: addresses, CIDR ranges, presets. */
+  trustProxy: string[];
   /** A Postgres server URL, or undefined for the embedded database. */
   databaseUrl: string | undefined;
   /** Directory of the embedded database's files (used when databaseUrl is unset). */
@@ -33,7 +54,15 @@ export interface Config {
   rateLimitAnonymousPerMinute: number;
   /** Requests per minute for a caller with a valid token, per client id; 0 = unlimited. */
   rateLimitClientPerMinute: number;
+  /** Failed token requests per client id, then per client IP, in a window; 0 = unlimited. */
+  tokenFailuresPerClient: number;
+  tokenFailuresPerIp: number;
+  /** How long a window of failed token requests lasts, and so a lockout at most. */
+  tokenFailureWindowSeconds: number;
   logLevel: LogLevel;
+  logFormat: LogFormat;
+  /** The share (0 to 1) of successful requests given a log line; 4xx and 5xx always get one. */
+  logRequestSampleRate: number;
   production: boolean;
   /**
    * DataLoader batching and per-request caching. Off only for the benchmark's "naive" floor
@@ -50,14 +79,225 @@ export interface Config {
   redisKeyPrefix: string;
   /** How long one Redis command may take before the request goes on uncached. */
   redisCommandTimeoutMs: number;
+  /** Bounds on every GraphQL document (src/graph/limits.ts, docs/api.md "Limits"). */
+  graphqlMaxDepth: number;
+  graphqlMaxAliases: number;
+  graphqlMaxTokens: number;
+  graphqlMaxDirectives: number;
+  graphqlMaxCost: number;
+  /** The largest /graphql request body, in bytes; larger ones are refused unread (413). */
+  graphqlMaxBodyBytes: number;
+  /** How long a request may take before it is answered 503 and its remaining work stopped. */
+  requestTimeoutMs: number;
+  /** Postgres's statement_timeout on the requests' statements; 0: unbounded. */
+  statementTimeoutMs: number;
+  /** How long a SIGTERM or SIGINT waits for accepted requests before the process leaves. */
+  shutdownDrainSeconds: number;
 }
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    super(
+      problems.length === 1
+        ? `Invalid configuration: ${problems[0]}`
+        : `Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+    );
     this.name = 'ConfigError';
   }
 }
+
+export type ConfiguredCommand = 'serve' | 'migrate' | 'seed';
+
+export interface EnvironmentVariable {
+  names: readonly string[];
+  /** One line for `--help`; README's configuration table gives defaults and details. */
+  meaning: string;
+  /** The commands it matters to (every command validates them all). */
+  commands: readonly ConfiguredCommand[];
+}
+
+const EVERY_COMMAND = ['serve', 'migrate', 'seed'] as const;
+
+function siteUrlVariable(market: MarketCode) {
+  return `SITE_URL_${market.toUpperCase() as Uppercase<MarketCode>}` as const;
+}
+
+/**
+ * Every variable loadConfig reads: the reader below takes no other name, so each command's
+ * `--help` (src/cli/) lists them all.
+ */
+export const ENVIRONMENT_VARIABLES = [
+  { names: ['PORT'], commands: ['serve'], meaning: 'port to listen on (0 picks a free one)' },
+  { names: ['HOST'], commands: ['serve'], meaning: 'interface to listen on' },
+  {
+    names: ['PUBLIC_BASE_URL'],
+    commands: ['serve'],
+    meaning: 'URL clients reach the service under, for the links in answers',
+  },
+  {
+    names: ['TRUST_PROXY'],
+    commands: ['serve'],
+    meaning: 'proxies whose X-Forwarded-* headers are believed (addresses, CIDRs, presets)',
+  },
+  {
+    names: ['DATABASE_URL'],
+    commands: EVERY_COMMAND,
+    meaning: 'URL of a PostgreSQL server; unset: the embedded database',
+  },
+  {
+    names: ['EMBEDDED_DATA_DIR'],
+    commands: EVERY_COMMAND,
+    meaning: "directory of the embedded database's files (created when missing)",
+  },
+  {
+    names: ['DATABASE_POOL_SIZE'],
+    commands: EVERY_COMMAND,
+    meaning: 'connections to the PostgreSQL server',
+  },
+  {
+    names: ['SEED_ON_EMPTY'],
+    commands: ['serve'],
+    meaning: 'fill an empty catalogue at start (default: true, false with NODE_ENV=production)',
+  },
+  {
+    names: ['SEED_SCALE'],
+    commands: ['serve', 'seed'],
+    meaning: `catalogue size to seed: one of ${SEED_SCALES.join(', ')}`,
+  },
+  {
+    names: MARKET_CODES.map(siteUrlVariable),
+    commands: ['serve'],
+    meaning: "a market's site base URL for links, overriding the stored one",
+  },
+  {
+    names: ['TOKEN_SECRET'],
+    commands: ['serve'],
+    meaning: 'key signing partner access tokens (required with NODE_ENV=production)',
+  },
+  {
+    names: ['TOKEN_TTL_SECONDS'],
+    commands: ['serve'],
+    meaning: 'lifetime of a partner access token',
+  },
+  {
+    names: ['RATE_LIMIT_ANONYMOUS_PER_MINUTE'],
+    commands: ['serve'],
+    meaning: 'requests a minute per client IP without a token (0: unlimited)',
+  },
+  {
+    names: ['RATE_LIMIT_CLIENT_PER_MINUTE'],
+    commands: ['serve'],
+    meaning: 'requests a minute per partner client with a token (0: unlimited)',
+  },
+  {
+    names: ['TOKEN_FAILURES_PER_CLIENT'],
+    commands: ['serve'],
+    meaning: 'failed token requests per client id before it is locked out (0: unlimited)',
+  },
+  {
+    names: ['TOKEN_FAILURES_PER_IP'],
+    commands: ['serve'],
+    meaning: 'failed token requests per client IP before it is locked out (0: unlimited)',
+  },
+  {
+    names: ['TOKEN_FAILURE_WINDOW_SECONDS'],
+    commands: ['serve'],
+    meaning: 'window the token failures count in, and the longest lockout',
+  },
+  { names: ['LOG_LEVEL'], commands: EVERY_COMMAND, meaning: `one of ${LOG_LEVELS.join(', ')}` },
+  {
+    names: ['LOG_FORMAT'],
+    commands: EVERY_COMMAND,
+    meaning: `one of ${LOG_FORMATS.join(', ')} (auto: pretty on a terminal, else JSON)`,
+  },
+  {
+    names: ['LOG_REQUEST_SAMPLE_RATE'],
+    commands: ['serve'],
+    meaning: 'share (0 to 1) of successful requests logged',
+  },
+  {
+    names: ['RESPONSE_CACHE_TTL_SECONDS'],
+    commands: ['serve'],
+    meaning: 'how long an answer stays in the response cache (0: no cache)',
+  },
+  {
+    names: ['RESPONSE_CACHE_MAX_ENTRIES'],
+    commands: ['serve'],
+    meaning: 'most answers the in-process cache keeps',
+  },
+  {
+    names: ['REDIS_URL'],
+    commands: ['serve'],
+    meaning: 'URL of a Redis shared as the response cache; unset: in process',
+  },
+  {
+    names: ['REDIS_COMMAND_TIMEOUT_MS'],
+    commands: ['serve'],
+    meaning: 'how long one Redis command may take',
+  },
+  {
+    names: ['REDIS_KEY_PREFIX'],
+    commands: ['serve'],
+    meaning: 'prepended to every Redis key',
+  },
+  {
+    names: ['GRAPHQL_MAX_DEPTH'],
+    commands: ['serve'],
+    meaning: 'deepest selection a GraphQL document may have',
+  },
+  {
+    names: ['GRAPHQL_MAX_ALIASES'],
+    commands: ['serve'],
+    meaning: 'most aliases in a GraphQL operation',
+  },
+  {
+    names: ['GRAPHQL_MAX_TOKENS'],
+    commands: ['serve'],
+    meaning: 'most tokens in a GraphQL document',
+  },
+  {
+    names: ['GRAPHQL_MAX_DIRECTIVES'],
+    commands: ['serve'],
+    meaning: 'most directives in a GraphQL operation',
+  },
+  {
+    names: ['GRAPHQL_MAX_COST'],
+    commands: ['serve'],
+    meaning: 'cost budget of a GraphQL operation (page sizes multiply)',
+  },
+  {
+    names: ['GRAPHQL_MAX_BODY_BYTES'],
+    commands: ['serve'],
+    meaning: 'largest /graphql request body in bytes',
+  },
+  {
+    names: ['REQUEST_TIMEOUT_MS'],
+    commands: ['serve'],
+    meaning: 'how long a request may take before it is answered 503',
+  },
+  {
+    names: ['STATEMENT_TIMEOUT_MS'],
+    commands: ['serve'],
+    meaning: 'longest SQL statement of a request on a PostgreSQL server (0: unbounded)',
+  },
+  {
+    names: ['SHUTDOWN_DRAIN_SECONDS'],
+    commands: ['serve'],
+    meaning: 'how long SIGTERM waits for accepted requests before exiting',
+  },
+  {
+    names: ['DATALOADER_BATCHING'],
+    commands: ['serve'],
+    meaning: "batch each request's loads (false only for the benchmark)",
+  },
+  {
+    names: ['NODE_ENV'],
+    commands: EVERY_COMMAND,
+    meaning: 'production: TOKEN_SECRET required, no seeding unless SEED_ON_EMPTY=true',
+  },
+] as const satisfies readonly EnvironmentVariable[];
+
+type VariableName = (typeof ENVIRONMENT_VARIABLES)[number]['names'][number];
 
 type Env = Record<string, string | undefined>;
 
@@ -66,16 +306,16 @@ class EnvReader {
   readonly problems: string[] = [];
   constructor(private readonly env: Env) {}
 
-  raw(name: string): string | undefined {
+  raw(name: VariableName): string | undefined {
     const value = this.env[name]?.trim();
     return value === '' ? undefined : value;
   }
 
-  string(name: string, fallback: string): string {
+  string(name: VariableName, fallback: string): string {
     return this.raw(name) ?? fallback;
   }
 
-  integer(name: string, fallback: number, min: number, max: number): number {
+  integer(name: VariableName, fallback: number, min: number, max: number): number {
     const value = this.raw(name);
     if (value === undefined) return fallback;
     if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -85,7 +325,7 @@ class EnvReader {
     return Number(value);
   }
 
-  boolean(name: string, fallback: boolean): boolean {
+  boolean(name: VariableName, fallback: boolean): boolean {
     const value = this.raw(name)?.toLowerCase();
     if (value === undefined) return fallback;
     if (['1', 'true', 'yes', 'on'].includes(value)) return true;
@@ -94,7 +334,17 @@ class EnvReader {
     return fallback;
   }
 
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+  fraction(name: VariableName, fallback: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d*\.?\d+$/.test(value) || Number(value) > 1) {
+      this.problems.push(`${name} must be a number from 0 to 1, got "${value}"`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  oneOf<T extends string>(name: VariableName, allowed: readonly T[], fallback: T): T {
     const value = this.raw(name);
     if (value === undefined) return fallback;
     if (!(allowed as readonly string[]).includes(value)) {
@@ -104,7 +354,7 @@ class EnvReader {
     return value as T;
   }
 
-  url(name: string, protocols: readonly string[]): string | undefined {
+  url(name: VariableName, protocols: readonly string[]): string | undefined {
     const value = this.raw(name);
     if (value === undefined) return undefined;
     let parsed: URL;
@@ -127,6 +377,40 @@ export function redactUrl(value: string): string {
   return value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
 }
 
+/** PUBLIC_BASE_URL without its trailing slash; a query, fragment or credentials are refused. */
+function publicBaseUrl(read: EnvReader): string | undefined {
+  const value = read.url('PUBLIC_BASE_URL', ['http:', 'https:']);
+  if (value === undefined) return undefined;
+  const url = new URL(value);
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    read.problems.push(
+      `PUBLIC_BASE_URL must be a scheme, host and optional path, without credentials, query ` +
+        `or fragment, got "${redactUrl(value)}"`,
+    );
+    return undefined;
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** TRUST_PROXY: a comma-separated list, each entry checked as proxy-addr will read it. */
+function trustedProxies(read: EnvReader): string[] {
+  const entries = (read.raw('TRUST_PROXY') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    try {
+      proxyaddr.compile(entry);
+    } catch {
+      read.problems.push(
+        `TRUST_PROXY entries must be IP addresses, CIDR ranges or one of loopback, linklocal, ` +
+          `uniquelocal, got "${entry}"`,
+      );
+    }
+  }
+  return entries;
+}
+
 /** A directory, made absolute; PGlite's in-memory `memory://` passes through as it is. */
 function embeddedDataDir(value: string): string {
   return value.startsWith('memory://') ? value : path.resolve(value);
@@ -138,7 +422,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const siteUrls: Partial<Record<MarketCode, string>> = {};
   for (const market of MARKET_CODES) {
-    const url = read.url(`SITE_URL_${market.toUpperCase()}`, ['http:', 'https:']);
+    const url = read.url(siteUrlVariable(market), ['http:', 'https:']);
     if (url !== undefined) siteUrls[market] = url.replace(/\/+$/, '');
   }
 
@@ -148,22 +432,39 @@ export function loadConfig(env: Env = process.env): Config {
     tokenSecret = DEVELOPMENT_TOKEN_SECRET;
   } else if (tokenSecret.length < 32) {
     read.problems.push('TOKEN_SECRET must be at least 32 characters long');
+  } else if (production && PUBLISHED_TOKEN_SECRETS.has(tokenSecret)) {
+    read.problems.push(
+      `TOKEN_SECRET is ${PUBLISHED_TOKEN_SECRETS.get(tokenSecret)}, published with the code: ` +
+        'set a secret of your own (32+ random characters, e.g. `openssl rand -hex 32`; ' +
+        'Docker Compose reads it from .env)',
+    );
   }
 
   const config: Config = {
     port: read.integer('PORT', 4000, 0, 65535),
     host: read.string('HOST', '0.0.0.0'),
+    publicBaseUrl: publicBaseUrl(read),
+    trustProxy: trustedProxies(read),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedDataDir: embeddedDataDir(read.string('EMBEDDED_DATA_DIR', 'data/pglite')),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
-    seedOnEmpty: read.boolean('SEED_ON_EMPTY', true),
+    // Production gets the sample catalogue (and its published demo client) only when asked.
+    seedOnEmpty: read.boolean('SEED_ON_EMPTY', !production),
     seedScale: read.oneOf('SEED_SCALE', SEED_SCALES, 'sample'),
     siteUrls,
     tokenSecret,
     tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 3600, 60, 86400),
     rateLimitAnonymousPerMinute: read.integer('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 600, 0, 1_000_000),
     rateLimitClientPerMinute: read.integer('RATE_LIMIT_CLIENT_PER_MINUTE', 6000, 0, 1_000_000),
+    // Ten guesses a quarter of an hour leave a partner room to fix a mistyped secret and an
+    // attacker under a thousand guesses a day per client id; a hundred per IP let a gateway
+    // shared by several partners through, not one address trying many ids.
+    tokenFailuresPerClient: read.integer('TOKEN_FAILURES_PER_CLIENT', 10, 0, 1_000_000),
+    tokenFailuresPerIp: read.integer('TOKEN_FAILURES_PER_IP', 100, 0, 1_000_000),
+    tokenFailureWindowSeconds: read.integer('TOKEN_FAILURE_WINDOW_SECONDS', 900, 1, 86400),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
+    logRequestSampleRate: read.fraction('LOG_REQUEST_SAMPLE_RATE', 1),
     production,
     dataLoaderBatching: read.boolean('DATALOADER_BATCHING', true),
     // The REST routes' Cache-Control max-age is 30 s too: a cached answer is never older
@@ -177,6 +478,32 @@ export function loadConfig(env: Env = process.env): Config {
     // Short, yet longer than the event loop's own hiccups (a garbage collection, compiling a
     // document): a timeout leaves Redis alone for 5 s.
     redisCommandTimeoutMs: read.integer('REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60_000),
+    // graphql-armor's defaults, but for depth: the REST routes' own documents (a category's
+    // products with their property trees) are 11 levels deep, and each is a /graphql document
+    // too. The token bound keeps any document far from the depth where parsing would recurse
+    // out of stack.
+    graphqlMaxDepth: read.integer('GRAPHQL_MAX_DEPTH', 11, 1, 1000),
+    graphqlMaxAliases: read.integer('GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
+    graphqlMaxTokens: read.integer('GRAPHQL_MAX_TOKENS', 1000, 10, 1_000_000),
+    graphqlMaxDirectives: read.integer('GRAPHQL_MAX_DIRECTIVES', 50, 0, 10_000),
+    // The largest REST request, every field of 100 products with 100 offers each
+    // (/v1/products), costs 557,601; the budget leaves room for a page of 250 products with
+    // 100 offers each.
+    graphqlMaxCost: read.integer('GRAPHQL_MAX_COST', 1_000_000, 1, 1_000_000_000),
+    // A thousand-token document is a few kilobytes; variables (20 ids, 10 GTINs) far less.
+    graphqlMaxBodyBytes: read.integer(
+      'GRAPHQL_MAX_BODY_BYTES',
+      100 * 1024,
+      1024,
+      100 * 1024 * 1024,
+    ),
+    // A catalogue page takes tens of milliseconds: ten seconds is far past any honest request,
+    // and a statement gets half of it, so that a slow one is answered before the deadline.
+    requestTimeoutMs: read.integer('REQUEST_TIMEOUT_MS', 10_000, 10, 600_000),
+    statementTimeoutMs: read.integer('STATEMENT_TIMEOUT_MS', 5_000, 0, 600_000),
+    // Docker's own grace before SIGKILL is 10 s; docker-compose.yml gives the gateway more.
+    // At least 2: the drain gives idle connections, and clients still connecting, 1 s.
+    shutdownDrainSeconds: read.integer('SHUTDOWN_DRAIN_SECONDS', 10, 2, 3600),
   };
   checkTokenRaisesRateLimit(config, read.problems);
   if (read.problems.length > 0) throw new ConfigError(read.problems);

@@ -3,7 +3,15 @@
  * schema attaches to it never share cached rows between requests.
  */
 import { initContextCache } from '@pothos/core';
-import type { Kysely } from 'kysely';
+import type {
+  Kysely,
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import type { MarketDirectory } from './db/repositories/markets.ts';
 import type { Database } from './db/types.ts';
 import type { MarketCode } from './markets.ts';
@@ -14,14 +22,35 @@ export interface RequestContext {
   siteBaseUrl(market: MarketCode): Promise<string>;
 }
 
+/**
+ * `stopWhen`: the request's signal (src/request-deadline.ts). Every statement of the request
+ * goes through `db`, so checking there before each is sent stops a stopped request's work at
+ * its next statement, whichever loader or repository issues it; one already running is
+ * bounded by STATEMENT_TIMEOUT_MS.
+ */
 export function createRequestContext(
   db: Kysely<Database>,
   markets: MarketDirectory,
+  stopWhen?: AbortSignal,
 ): RequestContext {
   return {
     ...initContextCache(),
-    db,
+    db: stopWhen ? db.withPlugin(new RefuseWhenAborted(stopWhen)) : db,
     markets,
     siteBaseUrl: async (market) => (await markets.get(market)).site_base_url,
   };
+}
+
+/** Throws the signal's reason from a statement about to be compiled, once it is aborted. */
+class RefuseWhenAborted implements KyselyPlugin {
+  constructor(private readonly signal: AbortSignal) {}
+
+  transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
+    this.signal.throwIfAborted();
+    return node;
+  }
+
+  async transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return result;
+  }
 }

@@ -4,20 +4,37 @@
  */
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
-import { databaseConnectionFailure } from './db/connection-errors.ts';
+import { databaseConnectionFailure, statementCanceled } from './db/connection-errors.ts';
+import { RequestStopped } from './request-deadline.ts';
 
 export const ERROR_STATUS = {
+  /** A malformed HTTP request to /graphql: not JSON, no query string (yoga's own code). */
+  BAD_REQUEST: 400,
   BAD_USER_INPUT: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   RATE_LIMITED: 429,
   QUERY_TOO_COMPLEX: 400,
+  /** A /graphql body over GRAPHQL_MAX_BODY_BYTES (yoga's own code). */
+  REQUEST_ENTITY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   SERVICE_UNAVAILABLE: 503,
+  /**
+   * The request ran past REQUEST_TIMEOUT_MS, or a statement past STATEMENT_TIMEOUT_MS: the
+   * server's bound, not the client's mistake, so a 503 to retry later rather than a 504.
+   */
+  TIMEOUT: 503,
   INTERNAL_SERVER_ERROR: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * How long a client should wait after a 503: the database cannot serve (decisions 3), or a
+ * request took too long.
+ */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
 /** What went wrong with one input, for clients that point at the field. */
 export interface ErrorDetail {
@@ -33,7 +50,13 @@ export function serviceError(
   return new GraphQLError(message, {
     extensions: {
       code,
-      http: { status: ERROR_STATUS[code] },
+      // yoga answers /graphql with the status and headers given here (REST sets its own).
+      http: {
+        status: ERROR_STATUS[code],
+        ...(ERROR_STATUS[code] === 503
+          ? { headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) } }
+          : {}),
+      },
       ...(details.length > 0 ? { details } : {}),
     },
   });
@@ -44,8 +67,8 @@ export function badUserInput(message: string, parameter: string, reason = 'inval
 }
 
 /**
- * yoga's error masking: the service's own errors pass as they are; graphql-js's errors about
- * the request and Pothos's argument validation (malformed global ids and cursors) become
+ * yoga's error masking: errors with a code pass (see `coded`); graphql-js's errors about the
+ * request and Pothos's argument validation (malformed global ids and cursors) become
  * BAD_USER_INPUT; anything else is an unexpected defect: logged by yoga, answered with a
  * generic message.
  */
@@ -53,12 +76,14 @@ export function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   if (original instanceof GraphQLError) {
     // Compiled execution's errors may carry no extensions at all.
-    if (typeof original.extensions?.code === 'string') return error as Error;
+    const code = original.extensions?.code;
+    if (typeof code === 'string') return coded(error as GraphQLError, original, code);
     // graphql-js's errors before execution (a variable of the wrong type, say) are the
     // client's; one at a field path (a null for a non-null field) is a defect of ours. The
     // outer message names the variable ('Variable "$first" got invalid value …; …').
     if (original.path === undefined) {
-      return locatedLike(error, serviceError('BAD_USER_INPUT', (error as GraphQLError).message));
+      const own = boundedMessage((error as GraphQLError).message);
+      return locatedLike(error, serviceError('BAD_USER_INPUT', own));
     }
   }
   if (original instanceof PothosValidationError) {
@@ -67,7 +92,60 @@ export function maskError(error: unknown, message: string): Error {
   if (databaseConnectionFailure(original) !== undefined) {
     return locatedLike(error, serviceError('SERVICE_UNAVAILABLE', 'the catalogue is unavailable'));
   }
+  if (tookTooLong(original)) return locatedLike(error, timeoutError());
   return locatedLike(error, serviceError('INTERNAL_SERVER_ERROR', message));
+}
+
+/** A request stopped at its deadline (or its client gone), or a statement past its bound. */
+export function tookTooLong(error: unknown): boolean {
+  return error instanceof RequestStopped || statementCanceled(error);
+}
+
+export function timeoutError(): GraphQLError {
+  return serviceError('TIMEOUT', 'the request took too long');
+}
+
+/**
+ * An error with a code passes, but for what yoga adds to some: it marks the errors of parsing
+ * (and some refusals of its own) as GraphQL over HTTP ones (`http.spec`), which
+ * `application/json` clients get with status 200, and keeps the JSON parser's own words in
+ * `extensions.originalError`. One of our codes gets back its own status and nothing else.
+ */
+function coded(error: GraphQLError, original: GraphQLError, code: string): GraphQLError {
+  const { http, details } = original.extensions as {
+    http?: { spec?: boolean };
+    details?: ErrorDetail[];
+  };
+  const marked = http?.spec === true || 'originalError' in original.extensions;
+  if (marked && Object.hasOwn(ERROR_STATUS, code)) {
+    const own = serviceError(code as ErrorCode, boundedMessage(error.message), details);
+    return locatedLike(error, own);
+  }
+  return withBoundedMessage(error);
+}
+
+const LONG_QUOTE = /"([^"]{64})[^"]{16,}"/g;
+
+/**
+ * graphql-js quotes what it did not understand (`Cannot query field "…"`, `found String "…"`):
+ * a long name or string is cut to its first 64 characters, so an error is never an echo of a
+ * large request.
+ */
+function boundedMessage(message: string): string {
+  return message.replace(LONG_QUOTE, '"$1…"');
+}
+
+export function withBoundedMessage(error: GraphQLError): GraphQLError {
+  const message = boundedMessage(error.message);
+  if (message === error.message) return error;
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
 }
 
 /** Keeps the path and locations of the error being replaced. */

@@ -17,6 +17,8 @@ describe('configuration', () => {
     expect(loadConfig({})).toEqual({
       port: 4000,
       host: '0.0.0.0',
+      publicBaseUrl: undefined,
+      trustProxy: [],
       databaseUrl: undefined,
       embeddedDataDir: path.resolve('data/pglite'),
       databasePoolSize: 10,
@@ -27,7 +29,12 @@ describe('configuration', () => {
       tokenTtlSeconds: 3600,
       rateLimitAnonymousPerMinute: 600,
       rateLimitClientPerMinute: 6000,
+      tokenFailuresPerClient: 10,
+      tokenFailuresPerIp: 100,
+      tokenFailureWindowSeconds: 900,
       logLevel: 'info',
+      logFormat: 'auto',
+      logRequestSampleRate: 1,
       production: false,
       dataLoaderBatching: true,
       responseCacheTtlSeconds: 30,
@@ -35,6 +42,15 @@ describe('configuration', () => {
       redisUrl: undefined,
       redisKeyPrefix: 'catalogue:',
       redisCommandTimeoutMs: 500,
+      graphqlMaxDepth: 11,
+      graphqlMaxAliases: 15,
+      graphqlMaxTokens: 1000,
+      graphqlMaxDirectives: 50,
+      graphqlMaxCost: 1_000_000,
+      graphqlMaxBodyBytes: 102_400,
+      requestTimeoutMs: 10_000,
+      statementTimeoutMs: 5_000,
+      shutdownDrainSeconds: 10,
     });
   });
 
@@ -42,6 +58,8 @@ describe('configuration', () => {
     const config = loadConfig({
       PORT: '8080',
       HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: 'https://api.example.com/catalogue/',
+      TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7',
       DATABASE_URL: 'postgres://app:pw@db:5432/catalogue',
       EMBEDDED_DATA_DIR: '/tmp/pglite',
       DATABASE_POOL_SIZE: '25',
@@ -53,7 +71,12 @@ describe('configuration', () => {
       TOKEN_TTL_SECONDS: '600',
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: '120',
       RATE_LIMIT_CLIENT_PER_MINUTE: '0',
+      TOKEN_FAILURES_PER_CLIENT: '5',
+      TOKEN_FAILURES_PER_IP: '0',
+      TOKEN_FAILURE_WINDOW_SECONDS: '60',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
+      LOG_REQUEST_SAMPLE_RATE: '0.1',
       NODE_ENV: 'production',
       DATALOADER_BATCHING: 'off',
       RESPONSE_CACHE_TTL_SECONDS: '0',
@@ -61,10 +84,21 @@ describe('configuration', () => {
       REDIS_URL: 'rediss://:pw@cache:6380/2',
       REDIS_KEY_PREFIX: 'staging:',
       REDIS_COMMAND_TIMEOUT_MS: '2000',
+      GRAPHQL_MAX_DEPTH: '8',
+      GRAPHQL_MAX_ALIASES: '5',
+      GRAPHQL_MAX_TOKENS: '500',
+      GRAPHQL_MAX_DIRECTIVES: '10',
+      GRAPHQL_MAX_COST: '5000',
+      GRAPHQL_MAX_BODY_BYTES: '20000',
+      REQUEST_TIMEOUT_MS: '3000',
+      STATEMENT_TIMEOUT_MS: '0',
+      SHUTDOWN_DRAIN_SECONDS: '30',
     });
     expect(config).toEqual({
       port: 8080,
       host: '127.0.0.1',
+      publicBaseUrl: 'https://api.example.com/catalogue',
+      trustProxy: ['loopback', '10.0.0.0/8', '192.168.1.7'],
       databaseUrl: 'postgres://app:pw@db:5432/catalogue',
       embeddedDataDir: '/tmp/pglite',
       databasePoolSize: 25,
@@ -75,7 +109,12 @@ describe('configuration', () => {
       tokenTtlSeconds: 600,
       rateLimitAnonymousPerMinute: 120,
       rateLimitClientPerMinute: 0,
+      tokenFailuresPerClient: 5,
+      tokenFailuresPerIp: 0,
+      tokenFailureWindowSeconds: 60,
       logLevel: 'debug',
+      logFormat: 'json',
+      logRequestSampleRate: 0.1,
       production: true,
       dataLoaderBatching: false,
       responseCacheTtlSeconds: 0,
@@ -83,6 +122,15 @@ describe('configuration', () => {
       redisUrl: 'rediss://:pw@cache:6380/2',
       redisKeyPrefix: 'staging:',
       redisCommandTimeoutMs: 2000,
+      graphqlMaxDepth: 8,
+      graphqlMaxAliases: 5,
+      graphqlMaxTokens: 500,
+      graphqlMaxDirectives: 10,
+      graphqlMaxCost: 5000,
+      graphqlMaxBodyBytes: 20000,
+      requestTimeoutMs: 3000,
+      statementTimeoutMs: 0,
+      shutdownDrainSeconds: 30,
     });
   });
 
@@ -98,10 +146,15 @@ describe('configuration', () => {
         TOKEN_SECRET: 'short',
         RATE_LIMIT_ANONYMOUS_PER_MINUTE: 'lots',
         RATE_LIMIT_CLIENT_PER_MINUTE: '-5',
+        TOKEN_FAILURE_WINDOW_SECONDS: '0',
         LOG_LEVEL: 'loud',
+        LOG_FORMAT: 'yaml',
+        LOG_REQUEST_SAMPLE_RATE: '1.5',
         RESPONSE_CACHE_TTL_SECONDS: '-1',
         RESPONSE_CACHE_MAX_ENTRIES: '0',
         REDIS_URL: 'memcached://cache:11211',
+        REQUEST_TIMEOUT_MS: '5',
+        SHUTDOWN_DRAIN_SECONDS: '1',
       }),
     ).toEqual([
       'SITE_URL_FR must be a URL, got "not a url"',
@@ -113,16 +166,86 @@ describe('configuration', () => {
       'SEED_SCALE must be one of sample, bench, large, got "huge"',
       'RATE_LIMIT_ANONYMOUS_PER_MINUTE must be an integer from 0 to 1000000, got "lots"',
       'RATE_LIMIT_CLIENT_PER_MINUTE must be an integer from 0 to 1000000, got "-5"',
+      'TOKEN_FAILURE_WINDOW_SECONDS must be an integer from 1 to 86400, got "0"',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+      'LOG_FORMAT must be one of auto, json, pretty, got "yaml"',
+      'LOG_REQUEST_SAMPLE_RATE must be a number from 0 to 1, got "1.5"',
       'RESPONSE_CACHE_TTL_SECONDS must be an integer from 0 to 86400, got "-1"',
       'RESPONSE_CACHE_MAX_ENTRIES must be an integer from 1 to 1000000, got "0"',
       'REDIS_URL must use redis: or rediss:, got "memcached://cache:11211"',
+      'REQUEST_TIMEOUT_MS must be an integer from 10 to 600000, got "5"',
+      'SHUTDOWN_DRAIN_SECONDS must be an integer from 2 to 3600, got "1"',
     ]);
+  });
+
+  it('seeds an empty production catalogue only when asked', () => {
+    const production = { NODE_ENV: 'production', TOKEN_SECRET: 'x'.repeat(40) };
+    expect(loadConfig(production).seedOnEmpty).toBe(false);
+    expect(loadConfig({ ...production, SEED_ON_EMPTY: 'true' }).seedOnEmpty).toBe(true);
+    expect(loadConfig({}).seedOnEmpty).toBe(true);
   });
 
   it('requires a token secret in production', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
       'TOKEN_SECRET is required when NODE_ENV=production',
+    ]);
+  });
+
+  it('refuses the secrets published with the code in production, in one line', () => {
+    const advice =
+      'published with the code: set a secret of your own (32+ random characters, ' +
+      'e.g. `openssl rand -hex 32`; Docker Compose reads it from .env)';
+    const published = {
+      'compose-placeholder-token-secret-CHANGE-ME': 'the placeholder from docker-compose.yml',
+      [DEVELOPMENT_TOKEN_SECRET]: 'the development-only default',
+    };
+    for (const [secret, origin] of Object.entries(published)) {
+      const env = { NODE_ENV: 'production', TOKEN_SECRET: secret };
+      expect(problemsOf(env)).toEqual([`TOKEN_SECRET is ${origin}, ${advice}`]);
+      expect(() => loadConfig(env)).toThrow(
+        new ConfigError([`TOKEN_SECRET is ${origin}, ${advice}`]),
+      );
+      expect(() => loadConfig(env)).toThrow(/^Invalid configuration: TOKEN_SECRET is [^\n]+$/);
+      // Outside production they are fine: a developer's own machine.
+      expect(loadConfig({ TOKEN_SECRET: secret }).tokenSecret).toBe(secret);
+    }
+    const own = 'f'.repeat(64);
+    expect(loadConfig({ NODE_ENV: 'production', TOKEN_SECRET: own }).tokenSecret).toBe(own);
+  });
+
+  it('says one problem in one line, several as a list', () => {
+    expect(new ConfigError(['PORT is wrong']).message).toBe('Invalid configuration: PORT is wrong');
+    expect(new ConfigError(['PORT is wrong', 'HOST is wrong']).message).toBe(
+      'Invalid configuration:\n  - PORT is wrong\n  - HOST is wrong',
+    );
+  });
+
+  it('takes a public base URL without credentials, query or fragment', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://Shop.Example:8443' }).publicBaseUrl).toBe(
+      'https://shop.example:8443',
+    );
+    for (const value of ['https://u:pw@api.example', 'https://api.example/?a=1', 'http://a/#x']) {
+      expect(problemsOf({ PUBLIC_BASE_URL: value })).toEqual([
+        `PUBLIC_BASE_URL must be a scheme, host and optional path, without credentials, query ` +
+          `or fragment, got "${redactUrl(value)}"`,
+      ]);
+    }
+    expect(problemsOf({ PUBLIC_BASE_URL: 'ftp://api.example' })).toEqual([
+      'PUBLIC_BASE_URL must use http: or https:, got "ftp://api.example"',
+    ]);
+  });
+
+  it('takes trusted proxies as addresses, CIDR ranges and presets, naming a bad entry', () => {
+    expect(loadConfig({ TRUST_PROXY: 'linklocal,uniquelocal, ::1 ,' }).trustProxy).toEqual([
+      'linklocal',
+      'uniquelocal',
+      '::1',
+    ]);
+    expect(problemsOf({ TRUST_PROXY: 'loopback, 10.0.0.0/33, proxy.internal' })).toEqual([
+      'TRUST_PROXY entries must be IP addresses, CIDR ranges or one of loopback, linklocal, ' +
+        'uniquelocal, got "10.0.0.0/33"',
+      'TRUST_PROXY entries must be IP addresses, CIDR ranges or one of loopback, linklocal, ' +
+        'uniquelocal, got "proxy.internal"',
     ]);
   });
 

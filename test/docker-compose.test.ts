@@ -4,16 +4,17 @@
  * the healthcheck one-liner is run against a stub server, and the files the image copies are
  * compared with what the production bundle is built from (everything `src/main.ts` loads).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { builtinModules } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -63,6 +64,7 @@ interface Healthcheck {
 
 interface Service {
   image?: string;
+  command?: string[] | string;
   build?: string | { context?: string; dockerfile?: string };
   environment?: Record<string, string | number | boolean | null> | string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
@@ -122,15 +124,48 @@ function variablesReadByConfig(): Set<string> {
   return names;
 }
 
+/** KEY=VALUE lines of an .env file, as compose reads them; comments and blank lines skipped. */
+function parseDotEnv(source: string): Env {
+  const entries = source
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => {
+      const [, name, value] = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line) ?? [];
+      if (name === undefined) throw new Error(`not a KEY=VALUE line: ${line}`);
+      return [name, value!] as const;
+    });
+  return Object.fromEntries(entries);
+}
+
+/** The `${NAME…}` variables the compose file takes from the environment or .env. */
+const interpolatedVariables = new Set(
+  [...rawCompose.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!),
+);
+
+/** The problems loadConfig reports for an environment (none when it is accepted). */
+function configProblems(env: Env): { problems: string[]; message: string } {
+  try {
+    loadConfig(env);
+    return { problems: [], message: '' };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { problems: error.problems, message: error.message };
+  }
+}
+
 describe('docker-compose.yml', () => {
   const { services, volumes } = compose();
   const postgres = services.postgres!;
+  const redis = services.redis!;
   const gateway = services.gateway!;
   const postgresEnv = environmentOf(postgres);
   const gatewayEnv = environmentOf(gateway);
+  /** A secret as .env would hold one. */
+  const secret = 'a'.repeat(64);
 
-  it('defines a postgres and a gateway service and a named data volume', () => {
-    expect(Object.keys(services).sort()).toEqual(['gateway', 'postgres']);
+  it('defines a postgres, a redis and a gateway service and a named data volume', () => {
+    expect(Object.keys(services).sort()).toEqual(['gateway', 'postgres', 'redis']);
     const [volume, mountPoint] = postgres.volumes?.[0]?.split(':') ?? [];
     expect(mountPoint).toBe('/var/lib/postgresql/data');
     expect(Object.keys(volumes ?? {})).toContain(volume);
@@ -160,8 +195,46 @@ describe('docker-compose.yml', () => {
     expect(existsSync(path.join(root, build?.dockerfile ?? 'Dockerfile'))).toBe(true);
   });
 
-  it('starts the gateway only once postgres is healthy', () => {
-    expect(gateway.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+  it('starts the gateway once postgres is healthy and redis has started', () => {
+    // Not redis healthy: a Redis that is down only makes answers uncached.
+    expect(gateway.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      redis: { condition: 'service_started' },
+    });
+  });
+
+  describe('the redis service', () => {
+    const command = Array.isArray(redis.command) ? redis.command : [];
+    const option = (name: string) => {
+      const at = command.indexOf(`--${name}`);
+      return at < 0 ? undefined : command[at + 1];
+    };
+
+    it('runs the official Redis 7 image as a cache: nothing on disk, memory bounded', () => {
+      expect(redis.image).toMatch(/^redis:7(\.\d+)*(-(alpine|bookworm)[\d.]*)?$/);
+      expect(command[0], 'command in exec form').toBe('redis-server');
+      expect(option('save')).toBe('');
+      expect(option('appendonly')).toBe('no');
+      expect(redis.volumes).toBeUndefined();
+      expect(option('maxmemory')).toMatch(/^\d+(mb|gb)$/);
+      expect(option('maxmemory-policy')).toMatch(/^allkeys-(lru|lfu)$/);
+    });
+
+    it('checks its health with redis-cli ping', () => {
+      expectWellFormedHealthcheck(redis.healthcheck);
+      expect(redis.healthcheck!.test).toEqual(['CMD', 'redis-cli', 'ping']);
+    });
+
+    it('is reached by the gateway through REDIS_URL, and published nowhere', () => {
+      const url = new URL(gatewayEnv.REDIS_URL!);
+      expect(url.protocol).toBe('redis:');
+      expect(url.hostname).toBe('redis');
+      expect(url.port || '6379').toBe(option('port') ?? '6379');
+      expect(loadConfig({ ...gatewayEnv, TOKEN_SECRET: secret }).redisUrl).toBe(
+        gatewayEnv.REDIS_URL,
+      );
+      expect(redis.ports).toBeUndefined();
+    });
   });
 
   it('points the gateway at the postgres service with its credentials', () => {
@@ -183,19 +256,75 @@ describe('docker-compose.yml', () => {
     expect([...known]).toContain('DATABASE_URL');
     for (const name of Object.keys(gatewayEnv)) expect([...known], name).toContain(name);
 
-    const config = loadConfig(gatewayEnv);
-    expect(config).toMatchObject({
+    const withSecret = environmentOf(compose({ TOKEN_SECRET: secret }).services.gateway!);
+    expect(loadConfig(withSecret)).toMatchObject({
       port: 4000,
       host: '0.0.0.0',
       databaseUrl: gatewayEnv.DATABASE_URL,
+      tokenSecret: secret,
       production: true,
+      // Explicit: production seeds only when asked, and compose is the local demo.
       seedOnEmpty: true,
     });
-    // A placeholder overridable from the environment, long enough for production.
-    expect(rawCompose).toMatch(/TOKEN_SECRET: \$\{TOKEN_SECRET:-[^}]{32,}\}/);
-    const custom = 'x'.repeat(40);
-    const overridden = environmentOf(compose({ TOKEN_SECRET: custom }).services.gateway!);
-    expect(loadConfig(overridden).tokenSecret).toBe(custom);
+  });
+
+  describe('the token secret', () => {
+    const readme = read('README.md');
+    const example = read('.env.example');
+    /** The one command the README and .env.example give for creating .env. */
+    const CREATE_DOT_ENV = `printf 'TOKEN_SECRET=%s\\n' "$(openssl rand -hex 32)" > .env`;
+
+    it('without .env, is a placeholder the production gateway refuses in one line', () => {
+      expect(gatewayEnv.NODE_ENV).toBe('production');
+      const { problems, message } = configProblems(gatewayEnv);
+      expect(problems).toHaveLength(1);
+      expect(message).not.toContain('\n');
+      expect(message).toMatch(
+        /^Invalid configuration: TOKEN_SECRET is the placeholder from docker-compose\.yml\b/,
+      );
+      expect(message).toContain('.env');
+      // Outside production the same placeholder is fine (a developer's own machine).
+      expect(configProblems({ ...gatewayEnv, NODE_ENV: '' }).problems).toEqual([]);
+    });
+
+    it('is taken from .env as the README says to create it, and accepted', () => {
+      expect(readme).toContain(CREATE_DOT_ENV);
+      expect(example).toContain(CREATE_DOT_ENV);
+      const directory = mkdtempSync(path.join(tmpdir(), 'compose-dotenv-'));
+      try {
+        const created = spawnSync('sh', ['-c', CREATE_DOT_ENV], { cwd: directory });
+        expect(created.status, created.stderr?.toString()).toBe(0);
+        const dotEnv = parseDotEnv(readFileSync(path.join(directory, '.env'), 'utf8'));
+        expect(dotEnv.TOKEN_SECRET).toMatch(/^[0-9a-f]{64}$/);
+        const env = environmentOf(compose(dotEnv).services.gateway!);
+        expect(env.TOKEN_SECRET).toBe(dotEnv.TOKEN_SECRET);
+        expect(configProblems(env).problems).toEqual([]);
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    });
+
+    it('is left for the user to fill in .env.example, which names only variables compose reads', () => {
+      const dotEnv = parseDotEnv(example);
+      expect(dotEnv).toEqual({ TOKEN_SECRET: '' });
+      const commented = [...example.matchAll(/^# ([A-Z_]+)=/gm)].map((match) => match[1]!);
+      for (const name of [...Object.keys(dotEnv), ...commented]) {
+        expect([...interpolatedVariables], name).toContain(name);
+      }
+      // Copied as it is, it changes nothing: the placeholder, refused.
+      const env = environmentOf(compose(dotEnv).services.gateway!);
+      expect(configProblems(env).problems).toHaveLength(1);
+    });
+
+    it('stays out of git and out of the image build', () => {
+      const ignoredBy = (file: string) =>
+        read(file)
+          .split('\n')
+          .map((line) => line.trim());
+      expect(ignoredBy('.gitignore')).toContain('.env');
+      expect(ignoredBy('.gitignore')).toContain('!.env.example');
+      expect(ignoredBy('.dockerignore')).toContain('.env');
+    });
   });
 
   it('publishes the gateway on 4000 and postgres on the loopback interface', () => {
@@ -205,9 +334,10 @@ describe('docker-compose.yml', () => {
       expect(String(port)).toMatch(/^127\.0\.0\.1:\d+:5432$/);
   });
 
-  it('restarts both services unless stopped', () => {
-    expect(postgres.restart).toBe('unless-stopped');
-    expect(gateway.restart).toBe('unless-stopped');
+  it('restarts every service unless stopped', () => {
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.restart, name).toBe('unless-stopped');
+    }
   });
 
   describe('the gateway healthcheck', () => {
@@ -380,7 +510,15 @@ describe('Dockerfile', () => {
     // The bundle is what `npm run build` writes from src/main.ts, built in an earlier stage.
     const build = packageJson.scripts.build;
     expect(build).toMatch(/^esbuild src\/main\.ts --bundle /);
-    expect(build).toContain(`--outfile=${bundle}`);
+    // src/main.ts becomes dist/server/main.mjs; what it imports only on demand (seeding, say)
+    // goes to chunks beside it, which the image copies along with the rest of dist/.
+    for (const option of [
+      '--outdir=dist/server',
+      '--entry-names=[name]',
+      '--out-extension:.js=.mjs',
+    ]) {
+      expect(build).toContain(option);
+    }
     const buildStage = instructions.filter((i) => i.stage < finalStage);
     expect(buildStage.some((i) => i.keyword === 'RUN' && /\bnpm run build\b/.test(i.args))).toBe(
       true,

@@ -407,8 +407,10 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
     // The test database's handle exposes its PGlite instance, so the COPY path ran above; a
     // handle without it takes the array-insert path.
     const pglite = await createEmbeddedDatabase('memory://');
-    const { db, kind, pool, close, statementCount } = await openDatabase({ pglite });
-    const withoutInstance = { db, kind, pool, close, statementCount };
+    const { db, kind, pool, close, statementCount, limitStatements } = await openDatabase({
+      pglite,
+    });
+    const withoutInstance = { db, kind, pool, close, statementCount, limitStatements };
     try {
       await migrateToLatest(db);
       await seedCatalogue(withoutInstance, { scale: 'sample', seed: SEED, products: PRODUCTS });

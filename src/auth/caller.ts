@@ -4,7 +4,8 @@
  * every other route accepts a token without requiring one.
  */
 import type { Config } from '../config.ts';
-import { errorResponse } from '../rest/http.ts';
+import type { ErrorCode } from '../errors.ts';
+import { errorResponse, jsonResponse } from '../rest/http.ts';
 import { verifyToken, type ClockOptions, type VerifiedClient } from './tokens.ts';
 
 export const PARTNER_REALM = 'partner-search';
@@ -75,6 +76,18 @@ export function requirePartner(
  */
 export function rejectInvalidToken(caller: Caller, requestId: string): Response | null {
   return caller.kind === 'invalid' ? invalidTokenResponse(caller.reason, requestId) : null;
+}
+
+/**
+ * The same rule on /graphql, before anything of the request runs: the same 401 and challenge,
+ * with the errors in GraphQL's own shape.
+ */
+export function rejectInvalidGraphQLToken(caller: Caller): Response | null {
+  if (caller.kind !== 'invalid') return null;
+  const message = INVALID_TOKEN_MESSAGES[caller.reason];
+  const code: ErrorCode = 'UNAUTHENTICATED';
+  const body = { errors: [{ message, extensions: { code } }] };
+  return jsonResponse(401, body, { 'www-authenticate': bearerChallenge('invalid_token', message) });
 }
 
 const INVALID_TOKEN_MESSAGES: Record<InvalidTokenReason, string> = {

@@ -62,6 +62,15 @@ export function rateLimitSubject(caller: Caller, clientIp: string | undefined): 
   return { key: `ip:${clientIp ?? 'unknown'}`, tier: 'anonymous' };
 }
 
+/**
+ * The token endpoint's requests count per IP in a bucket of their own, so that hammering it
+ * never costs that IP the read routes (its failed attempts have their own limits besides,
+ * src/auth/token-attempts.ts).
+ */
+export function tokenEndpointSubject(clientIp: string | undefined): RateLimitSubject {
+  return { key: `token-ip:${clientIp ?? 'unknown'}`, tier: 'anonymous' };
+}
+
 export function createRateLimiterFromConfig(
   config: Pick<Config, 'rateLimitAnonymousPerMinute' | 'rateLimitClientPerMinute'>,
 ): RateLimiter {

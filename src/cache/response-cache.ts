@@ -8,19 +8,36 @@
  * validation and the REST envelope (links built from the request URL) all run before or
  * after execution, on every request; only the execution result is reused.
  *
- * The key is a hash of the printed document, the operation name, the variables and the
+ * The key is a hash of the document's text, the operation name, the variables and the
  * variant (what else the result depends on: the code's version and schema, and the site URLs
  * this process is configured with). Nothing depends on the caller: the request context
  * carries no caller, and partner `ref`s are variables. Results with errors are never stored.
+ *
+ * The plugin around execute is our own, on envelop's store and key: @envelop/response-cache's
+ * `useResponseCache` adds a `__typename` to every selection set and strips it from each result
+ * again, visiting every list twice (once as a list, once as an object) at every level, so a
+ * result n lists deep costs 2^n (a 1.3 KB document of connections nested 200 fields deep held
+ * a process for 46 CPU-seconds). It does that to collect entities for invalidation, which an
+ * API without mutations never needs. Here a lookup and a store cost one hash of the document's
+ * text and variables, and the result is kept byte for byte as execution gave it.
  */
 import { createHash } from 'node:crypto';
 import {
   createInMemoryCache,
   defaultBuildResponseCacheKey,
-  useResponseCache,
   type Cache,
 } from '@envelop/response-cache';
-import { printSchema, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  Kind,
+  print,
+  printSchema,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -74,27 +91,122 @@ export function createResponseCache(
   );
   const variant = variantOf(config, schema);
 
-  const plugin = useResponseCache<Record<string, unknown>>({
-    cache: store,
-    ttl: config.responseCacheTtlSeconds * 1000,
-    // Answers are the same for every caller (see above): one shared entry per key.
-    session: () => null,
-    buildResponseCacheKey: (params) =>
-      defaultBuildResponseCacheKey({ ...params, sessionId: variant }),
-    shouldCacheResult: ({ result }) => !result.errors?.length && result.data != null,
-    // Nothing is invalidated by entity (the API has no mutations; entries expire with the
-    // TTL), so no ids are added to documents for tracking.
-    idFields: [],
-    invalidateViaMutation: false,
-    // Answers stay byte for byte what an uncached execution gives.
-    includeExtensionMetadata: false,
-  }) as Plugin;
+  const plugin = useCachedExecution(store, config.responseCacheTtlSeconds * 1000, variant);
 
   return {
     kind: redis ? 'redis' : 'memory',
     plugin,
     close: async () => redis?.close(),
   };
+}
+
+/**
+ * Answers a query from the store when it holds the result of the same document, operation,
+ * variables and variant, and stores results without errors. Introspection is answered as it
+ * is (GraphiQL must see the schema it talks to), and only queries are cached.
+ */
+function useCachedExecution(store: Cache, ttlMs: number, variant: string): Plugin {
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const operation = cacheableOperation(args);
+      if (operation === undefined) return;
+      const key = await keyOf(args, operation, variant);
+      if (key === undefined) return;
+      const cached = await store.get(key);
+      if (cached != null) return setResultAndStopExecution(cached);
+      return {
+        onExecuteDone({ result }) {
+          if (Symbol.asyncIterator in result) return;
+          if (result.errors?.length || result.data == null) return;
+          void store.set(key, result, [], ttlMs);
+        },
+      };
+    },
+  };
+}
+
+/** A query that is not introspection: `__schema` or `__type` at its root. */
+function cacheableOperation({
+  document,
+  operationName,
+}: ExecutionArgs): OperationDefinitionNode | undefined {
+  const operation = getOperationAST(document, operationName);
+  return operation?.operation === 'query' && !introspects(document, operation.selectionSet)
+    ? operation
+    : undefined;
+}
+
+/**
+ * The entry's key: the document, the operation and the variables it declares (others cannot
+ * change the answer, so they do not split the cache). Undefined when the values cannot be
+ * keyed, such as JSON nested deeper than the serialiser's stack: the request goes on uncached.
+ */
+async function keyOf(
+  args: ExecutionArgs,
+  operation: OperationDefinitionNode,
+  variant: string,
+): Promise<string | undefined> {
+  const given = args.variableValues ?? {};
+  const declared = Object.fromEntries(
+    (operation.variableDefinitions ?? [])
+      .map((definition) => definition.variable.name.value)
+      .filter((name) => Object.hasOwn(given, name))
+      .map((name) => [name, given[name]]),
+  );
+  try {
+    return await defaultBuildResponseCacheKey({
+      documentString: documentText(args.document),
+      operationName: args.operationName,
+      variableValues: declared,
+      sessionId: variant,
+    });
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+function introspects(
+  document: DocumentNode,
+  selectionSet: SelectionSetNode,
+  seen = new Set<string>(),
+): boolean {
+  return selectionSet.selections.some((selection) => {
+    if (selection.kind === Kind.FIELD) {
+      return selection.name.value === '__schema' || selection.name.value === '__type';
+    }
+    if (selection.kind === Kind.INLINE_FRAGMENT) {
+      return introspects(document, selection.selectionSet, seen);
+    }
+    // Each fragment is looked at once, so the walk stays linear in the document's size.
+    if (seen.has(selection.name.value)) return false;
+    seen.add(selection.name.value);
+    const fragment = document.definitions.find(
+      (definition) =>
+        definition.kind === Kind.FRAGMENT_DEFINITION &&
+        definition.name.value === selection.name.value,
+    );
+    return fragment?.kind === Kind.FRAGMENT_DEFINITION
+      ? introspects(document, fragment.selectionSet, seen)
+      : false;
+  });
+}
+
+const printedDocuments = new WeakMap<DocumentNode, string>();
+
+/**
+ * The text a client sent (yoga parses with locations), or for a document built as AST (the
+ * REST routes') its printed form, printed once per document.
+ */
+function documentText(document: DocumentNode): string {
+  const sent = document.loc?.source.body;
+  if (sent !== undefined) return sent;
+  let printed = printedDocuments.get(document);
+  if (printed === undefined) {
+    printed = print(document);
+    printedDocuments.set(document, printed);
+  }
+  return printed;
 }
 
 /** Reports every lookup as a hit or a miss. */

@@ -3,10 +3,17 @@
  * given, otherwise the embedded PGlite through its node-postgres adapter. Both go through
  * Kysely's PostgresDialect, so every query and migration runs the same way on either.
  */
+import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  type DatabaseConnection,
+  type LogEvent,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './types.ts';
 
@@ -56,14 +63,29 @@ export interface DatabaseHandle {
    * seeding bypass Kysely and are not counted.
    */
   statementCount(): number;
+  /**
+   * Bounds every statement run from now on to `ms` (0: unbounded), on a server: its
+   * `statement_timeout`, which fails a longer one with SQLSTATE 57014 and leaves the
+   * connection usable. The app sets it for the requests it serves; migrating and seeding
+   * before it may take minutes. PGlite accepts the setting but never interrupts a statement
+   * (it has no timer signals), so there it is not sent.
+   */
+  limitStatements(ms: number): void;
   /** Closes the pool and, when this module created it, the embedded database. */
   close(): Promise<void>;
 }
 
-/** Creates the embedded database with the extensions the migrations need. */
+/**
+ * Creates the embedded database with the extensions the migrations need, and its directory
+ * with every missing parent (PGlite creates only the last level).
+ */
 export async function createEmbeddedDatabase(dataDir: string): Promise<PGlite> {
+  if (!dataDir.startsWith('memory://')) await mkdir(dataDir, { recursive: true });
   return PGlite.create(dataDir, { extensions: { pg_trgm } });
 }
+
+/** See the 'connect' listener in openDatabase: the failed query already carries the error. */
+function ignoreBusyClientError(): void {}
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   let ownedPglite: PGlite | undefined;
@@ -88,17 +110,43 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     pool = new pg.Pool(createPgConfig(pglite) as pg.PoolConfig);
   }
 
-  // Without a listener an idle client's error (server restart, network drop) would be an
-  // unhandled 'error' event and kill the process. The pool discards that client and the next
-  // query opens a fresh connection.
+  // Without a listener a client's error (server restart, network drop) would be an unhandled
+  // 'error' event and kill the process. The pool listens to its idle clients only, and
+  // forwards their errors here; it discards that client and the next query opens a fresh
+  // connection.
   pool.on('error', (error) => options.onPoolError?.(error));
+  // A client busy with a query when its connection dies emits 'error' with no pool listener
+  // attached (node-postgres#2439). The query fails with that same error, which answers the
+  // request, and the pool drops the broken client when it is released: the event only has to
+  // be heard.
+  pool.on('connect', (client) => client.on('error', ignoreBusyClientError));
 
   // Every statement Kysely runs passes through its log hook, on either database: counting here
   // is the one place that sees them all.
   let statements = 0;
   const onQuery = options.onQuery;
+  // A connection takes the bound when it is next reserved, whether it was opened before the
+  // bound was set (preparing the database) or after (replacing a broken one): one round trip
+  // per connection, none per statement. A failure is left to the statement that follows: Kysely
+  // would never release a connection whose reservation threw, and a SET fails only on a broken
+  // connection, which that statement finds too, and the pool then drops.
+  let statementTimeoutMs = 0;
+  const connectionTimeouts = new WeakMap<DatabaseConnection, number>();
+  const applyStatementTimeout = async (connection: DatabaseConnection) => {
+    const bound = statementTimeoutMs;
+    if ((connectionTimeouts.get(connection) ?? 0) === bound) return;
+    try {
+      await connection.executeQuery(CompiledQuery.raw(`set statement_timeout = ${bound}`));
+      connectionTimeouts.set(connection, bound);
+    } catch {
+      // See above: the statement that follows reports it.
+    }
+  };
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
+    dialect: new PostgresDialect({
+      pool,
+      ...(kind === 'postgres' ? { onReserveConnection: applyStatementTimeout } : {}),
+    }),
     log: (event) => {
       statements++;
       onQuery?.(event);
@@ -111,6 +159,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     pool,
     ...(pglite ? { pglite } : {}),
     statementCount: () => statements,
+    limitStatements(ms) {
+      statementTimeoutMs = ms;
+    },
     async close() {
       await db.destroy();
       await ownedPglite?.close();

@@ -1,28 +1,61 @@
 /**
- * Recognises a database that cannot be reached (refused, unknown host, timed out, dropped),
- * as opposed to a query that failed: the first is a 503 to retry, the second a defect.
+ * Recognises a database that cannot serve: it cannot be reached (refused, unknown host, timed
+ * out, dropped connection), the server is going down or coming up, or what we serve from is
+ * gone (the database dropped, its tables missing). Those are a 503 to retry once the server or
+ * the operator has put things right; any other failed query is a defect of ours (500).
  */
-const CONNECTION_ERROR_CODES = new Set([
+const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
+  'EAI_AGAIN',
   'ETIMEDOUT',
   'EHOSTUNREACH',
+  'ENETUNREACH',
   'ECONNRESET',
   'EPIPE',
-  // Postgres itself: shutting down, starting up, too many connections.
-  '57P01',
-  '57P03',
-  '53300',
 ]);
+
+/** SQLSTATEs the server answers with when it cannot serve us, whatever the statement. */
+const SERVER_STATES = new Set([
+  // Shutting down (administrator, crash), starting up, the database dropped while connected,
+  // a session closed for idling.
+  '57P01',
+  '57P02',
+  '57P03',
+  '57P04',
+  '57P05',
+  // The database, its schema or a table does not exist: a deployment fault (dropped, not
+  // migrated), never a statement of ours on a migrated database.
+  '3D000',
+  '3F000',
+  '42P01',
+  // Our role was dropped or its password changed under us.
+  '28000',
+  '28P01',
+]);
+
+/**
+ * Whole SQLSTATE classes: 08 connection exception, 53 insufficient resources (too many
+ * connections, out of memory, disk full). A protocol violation (08P01) is a defect instead.
+ */
+const SERVER_STATE_CLASSES = /^(08(?!P01)|53)[0-9A-Z]{3}$/;
 
 const CONNECTION_MESSAGES =
   /timeout exceeded when trying to connect|Connection terminated|connection is insecure|Client has encountered a connection error/i;
 
-/** The code (or 'timeout'/'connection') of the network failure behind an error, if any. */
+/**
+ * Why the database cannot serve, if that is why: a network code ('ECONNREFUSED'), 'timeout' or
+ * 'connection', or the server's words and SQLSTATE ('database "x" does not exist (3D000)').
+ */
 export function databaseConnectionFailure(error: unknown): string | undefined {
   for (let current = error; current instanceof Error; current = current.cause) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return code;
+    if (typeof code === 'string') {
+      if (NETWORK_CODES.has(code)) return code;
+      if (SERVER_STATES.has(code) || SERVER_STATE_CLASSES.test(code)) {
+        return `${current.message} (${code})`;
+      }
+    }
     if (CONNECTION_MESSAGES.test(current.message)) {
       return /timeout/i.test(current.message) ? 'timeout' : 'connection';
     }
@@ -30,4 +63,16 @@ export function databaseConnectionFailure(error: unknown): string | undefined {
     if (current instanceof AggregateError) return databaseConnectionFailure(current.errors[0]);
   }
   return undefined;
+}
+
+/**
+ * Whether a statement was cancelled (SQLSTATE 57014, query_canceled): it ran past
+ * STATEMENT_TIMEOUT_MS, or an operator cancelled it. The request took too long; that is no
+ * defect of ours either, and the client may retry (src/errors.ts: TIMEOUT, a 503).
+ */
+export function statementCanceled(error: unknown): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if ((current as { code?: unknown }).code === '57014') return true;
+  }
+  return false;
 }

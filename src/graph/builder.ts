@@ -3,6 +3,7 @@
  * per file in ./types (object, loaders, fields, and the root fields that return it).
  */
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import { badUserInput } from '../errors.ts';
@@ -28,8 +29,12 @@ export const builder = new SchemaBuilder<{
     PropertyValue: { Input: never; Output: boolean | string | number };
   };
 }>({
-  plugins: [RelayPlugin, DataloaderPlugin],
+  plugins: [RelayPlugin, DataloaderPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
+  // What a field costs (src/graph/limits.ts checks the budget before execution): 1, and a
+  // list's selection counts 10 times unless the field says how many items it can hold
+  // (connections: the page asked for; `ids`: how many were given).
+  complexity: { defaultComplexity: 1, defaultListMultiplier: 10 },
   relay: {
     // A well-formed id of a type that is not a node is the client's mistake, not ours.
     decodeGlobalID: (globalID: string) => {
@@ -47,6 +52,7 @@ export const builder = new SchemaBuilder<{
     nodesQueryOptions: {
       description: 'Objects by global ids, in the order given (null where unknown).',
       args: { ids: { description: 'Global ids, as objects’ `id` fields give them.' } },
+      complexity: ({ ids }) => ({ field: 1, multiplier: ids.length }),
     },
     pageInfoTypeOptions: {
       description: 'Where a page sits in its list (Relay cursor connections).',
@@ -55,7 +61,11 @@ export const builder = new SchemaBuilder<{
       description: 'Opaque position of this edge; pass to `after` for the next page.',
     },
     nodeFieldOptions: { description: 'The item at this edge.' },
-    edgesFieldOptions: { description: 'The items of this page with their cursors.' },
+    edgesFieldOptions: {
+      description: 'The items of this page with their cursors.',
+      // The connection field already counts its selection once per item of the page.
+      complexity: { field: 1, multiplier: 1 },
+    },
     pageInfoFieldOptions: { description: 'Paging state of this page.' },
     hasNextPageFieldOptions: { description: 'True when a further page exists.' },
     hasPreviousPageFieldOptions: {

@@ -12,13 +12,16 @@ export const OPENAPI_PATH = '/openapi.json';
 
 const ASSETS_PATH = `${DOCS_PATH}/assets`;
 
-/** Swagger UI's files the page loads, by the name it loads them under. */
-const DIST_FILES: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-  'favicon-16x16.png': 'image/png',
-};
+/**
+ * Swagger UI's files the page loads, by the name it loads them under. A Map, since the name
+ * comes from the request path: `/docs/assets/constructor` must find nothing.
+ */
+const DIST_FILES = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+  ['favicon-16x16.png', 'image/png'],
+]);
 
 /** Starts Swagger UI on the document; a file of its own, so the page needs no inline script. */
 const INIT_SCRIPT = `window.addEventListener('load', function () {
@@ -77,7 +80,7 @@ export function createDocsPages(openApiJson: string): DocsPages {
     if (name === 'init.js') {
       return Promise.resolve({ body: INIT_SCRIPT, contentType: 'text/javascript; charset=utf-8' });
     }
-    const contentType = DIST_FILES[name];
+    const contentType = DIST_FILES.get(name);
     if (contentType === undefined) return undefined;
     let loaded = assets.get(name);
     if (!loaded) {

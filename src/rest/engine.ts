@@ -13,6 +13,7 @@ import type { RequestContext } from '../context.ts';
 import { buildDocument, DocumentCache } from './document.ts';
 import { FieldsSyntaxError, parseFields } from './fields.ts';
 import { errorResponse, JSON_CONTENT_TYPE } from './http.ts';
+import { publicUrl } from './paging.ts';
 import { ParamError, readParams, type ParamValues } from './params.ts';
 import {
   choiceKey,
@@ -26,15 +27,14 @@ import {
 } from './resources.ts';
 import type { RestRoute } from './route.ts';
 
-/** How long a client should wait when the database cannot be reached. */
-export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
-
 /** Data routes may be cached briefly by clients and shared caches (partner answers: privately). */
 const CACHE_CONTROL = { public: 'public, max-age=30', private: 'private, max-age=30' } as const;
 
 export interface RestRequest {
   request: Request;
   url: URL;
+  /** Scheme, host and path prefix the client reached the service under, for links. */
+  publicBase: string;
   requestId: string;
   caller: Caller;
 }
@@ -149,8 +149,6 @@ export class RestEngine {
           ...detail,
           parameter: restParameter(route, detail.parameter, params),
         }));
-        // A database that cannot be reached is worth retrying soon (decisions 3).
-        if (status === 503) headers['retry-after'] = String(RETRY_AFTER_UNAVAILABLE_SECONDS);
         return fail(status, status === 500 ? 'internal error' : worst!.message, details);
       }
 
@@ -162,7 +160,7 @@ export class RestEngine {
         params,
         root,
         items: elements.map((element) => reshape(chosen, element)),
-        url: rest.url,
+        url: publicUrl(rest.publicBase, rest.url),
       });
       if (response.status === 404) return fail(404, response.message);
       return this.cacheable(rest.request, route, response.body, headers);

@@ -2,7 +2,7 @@
  * The REST layer's HTTP vocabulary: JSON responses and the one error body of this API family
  * (decisions section 3): {"error": {"code": "http.<status>", "message", "details", "request_id"}}.
  */
-import type { ErrorDetail } from '../errors.ts';
+import { RETRY_AFTER_UNAVAILABLE_SECONDS, type ErrorDetail } from '../errors.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -42,15 +42,17 @@ export function errorBody(
   };
 }
 
+/** A 503 always says when to come back (decisions 3): the caller need not remember it. */
 export function errorResponse(
   status: number,
   message: string,
   requestId: string,
   options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
 ): Response {
-  return jsonResponse(
-    status,
-    errorBody(status, message, requestId, options.details),
-    options.headers,
-  );
+  const retry: Record<string, string> =
+    status === 503 ? { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) } : {};
+  return jsonResponse(status, errorBody(status, message, requestId, options.details), {
+    ...retry,
+    ...options.headers,
+  });
 }

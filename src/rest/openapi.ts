@@ -12,7 +12,7 @@
  * that would describe only one of them.
  */
 import packageJson from '../../package.json' with { type: 'json' };
-import { MAX_TOKEN_REQUEST_BYTES, TOKEN_PATH } from './token-endpoint.ts';
+import { MAX_TOKEN_REQUEST_BYTES, TOKEN_ERROR_CODES, TOKEN_PATH } from './token-endpoint.ts';
 import type { ParamSchema, ParamSpec } from './params.ts';
 import type { JsonSchema, Resource, RestField } from './resources.ts';
 import type { RestRoute } from './route.ts';
@@ -61,6 +61,7 @@ export function packageVersion(): string {
 const JSON_MEDIA_TYPE = 'application/json';
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 const ERROR_SCHEMA = 'Error';
+const TOKEN_ERROR_SCHEMA = 'TokenError';
 const BEARER = 'bearerAuth';
 const CLIENT_BASIC = 'clientBasic';
 
@@ -242,13 +243,25 @@ function headersOf(names: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(names.map((name) => [name, headerRef(name)]));
 }
 
-function errorAnswer(description: string, headers: readonly string[]): Record<string, unknown> {
+function errorAnswer(
+  description: string,
+  headers: readonly string[],
+  schema = ERROR_SCHEMA,
+): Record<string, unknown> {
   return {
     description,
     headers: headersOf(['X-Request-Id', ...headers]),
-    content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(ERROR_SCHEMA) } },
+    content: { [JSON_MEDIA_TYPE]: { schema: schemaRef(schema) } },
   };
 }
+
+/** An error of the token endpoint: RFC 6749's body, never cached. */
+function tokenErrorAnswer(description: string, headers: readonly string[] = []) {
+  return errorAnswer(description, ['Cache-Control', 'Pragma', ...headers], TOKEN_ERROR_SCHEMA);
+}
+
+const UNAVAILABLE =
+  'The database cannot serve (unreachable, restarting, dropped, or without its tables), or the request took too long (`REQUEST_TIMEOUT_MS`, `STATEMENT_TIMEOUT_MS`): retry after `Retry-After` seconds.';
 
 function hasPathParameter(route: RestRoute): boolean {
   return route.params.some((param) => param.in === 'path');
@@ -277,7 +290,7 @@ function routeResponses(
       headers: headersOf(cached),
     },
     '400': errorAnswer(
-      'A parameter breaks its declared contract: a required one missing or repeated, the wrong type, out of bounds, a pattern mismatch, an unknown market, too many terms, malformed `fields`' +
+      'A parameter breaks its declared contract: a required one missing or repeated, the wrong type, out of bounds, a pattern mismatch, an unknown market, too many terms, malformed `fields`; or a parameter the route does not take that looks like a misspelling of one it does (`unknown parameter "gtins"; did you mean "gtin"?`, the rule is in the description of the API)' +
         (route.unknownNameStatus === 400 ? `; also ${unknownNames}.` : '.'),
       versioned,
     ),
@@ -304,7 +317,7 @@ function routeResponses(
     'A defect: the body carries the request id, nothing internal.',
     versioned,
   );
-  responses['503'] = errorAnswer('The database is unreachable.', versioned);
+  responses['503'] = errorAnswer(UNAVAILABLE, ['Retry-After', ...versioned]);
   return responses;
 }
 
@@ -330,7 +343,7 @@ function tokenOperation(): OpenApiOperation {
     tags: ['Authentication'],
     summary: 'Get an access token (OAuth2 client credentials)',
     description:
-      'The client authenticates with `client_id` and `client_secret` in the form body, or with HTTP Basic (`base64(urlencode(id) ":" urlencode(secret))`), never both. The token is short-lived and goes in `Authorization: Bearer …`.',
+      'The client authenticates with `client_id` and `client_secret` in the form body, or with HTTP Basic (`base64(urlencode(id) ":" urlencode(secret))`), never both. The token is short-lived and goes in `Authorization: Bearer …`. Errors are OAuth 2.0 errors (RFC 6749 section 5.2, the `TokenError` schema), not the `Error` body of the other routes, so that OAuth 2.0 client libraries understand them; only server failures (500, 503) answer with `Error`.',
     security: [{}, { [CLIENT_BASIC]: [] }],
     requestBody: {
       required: true,
@@ -362,21 +375,23 @@ function tokenOperation(): OpenApiOperation {
         headers: headersOf(['X-Request-Id', 'Cache-Control', 'Pragma']),
         content: { [JSON_MEDIA_TYPE]: { schema: schemaRef('AccessToken') } },
       },
-      '400': errorAnswer(
-        '`grant_type` missing or not `client_credentials`, a parameter repeated, credentials both in HTTP Basic and the body, or `client_id` / `client_secret` missing.',
-        [],
+      '400': tokenErrorAnswer(
+        '`invalid_request`: `grant_type` missing, a parameter repeated, or credentials both in HTTP Basic and the body. `unsupported_grant_type`: `grant_type` is not `client_credentials`. `invalid_client`: client authentication in the form body failed (an unknown client and a wrong secret answer the same), or no client authentication at all.',
       ),
-      '401': errorAnswer(
-        'Client authentication failed (an unknown client and a wrong secret answer the same), or an Authorization header that is not HTTP Basic client credentials.',
+      '401': tokenErrorAnswer(
+        '`invalid_client` for a client that used the Authorization header: HTTP Basic client authentication failed (an unknown client and a wrong secret answer the same), or the header is not HTTP Basic client credentials. With a `Basic` challenge.',
         ['WWW-Authenticate'],
       ),
-      '413': errorAnswer(`The body is over ${MAX_TOKEN_REQUEST_BYTES} bytes.`, []),
-      '415': errorAnswer(`The body is not ${FORM_MEDIA_TYPE}.`, []),
-      '429': errorAnswer('Rate limited.', ['Retry-After']),
-      '500': errorAnswer(
-        'A defect, or the database is unreachable: the body carries the request id.',
-        [],
+      '413': tokenErrorAnswer(
+        `\`invalid_request\`: the body is over ${MAX_TOKEN_REQUEST_BYTES} bytes.`,
       ),
+      '415': tokenErrorAnswer(`\`invalid_request\`: the body is not ${FORM_MEDIA_TYPE}.`),
+      '429': tokenErrorAnswer(
+        '`temporarily_unavailable`: the endpoint’s own request rate limit, or too many failed client authentications from this client id or this IP (a lockout, the right secret included). Retry after `Retry-After` seconds.',
+        ['Retry-After'],
+      ),
+      '500': errorAnswer('A defect: the body carries the request id, nothing internal.', []),
+      '503': errorAnswer(UNAVAILABLE, ['Retry-After']),
     },
   };
 }
@@ -417,7 +432,7 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
   const graphqlResponses = {
     '200': {
       ...jsonAnswer(
-        'A GraphQL response; errors carry `extensions.code` (BAD_USER_INPUT, NOT_FOUND, UNAUTHENTICATED, FORBIDDEN, RATE_LIMITED, QUERY_TOO_COMPLEX, SERVICE_UNAVAILABLE, INTERNAL_SERVER_ERROR). A response without errors carries an `ETag`.',
+        'A GraphQL response; errors carry `extensions.code` (BAD_USER_INPUT, NOT_FOUND, UNAUTHENTICATED, FORBIDDEN, RATE_LIMITED, QUERY_TOO_COMPLEX, SERVICE_UNAVAILABLE, TIMEOUT, INTERNAL_SERVER_ERROR). A response without errors carries an `ETag`.',
         GRAPHQL_RESPONSE,
       ),
       headers: headersOf(['ETag', 'X-Request-Id']),
@@ -426,10 +441,24 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
       description: 'Not modified: the response has the ETag sent in `If-None-Match`.',
       headers: headersOf(['ETag', 'X-Request-Id']),
     },
+    '401': {
+      ...jsonAnswer(
+        'A token was sent but is invalid or expired (the token is optional, a broken one is refused): `UNAUTHENTICATED`, with a `Bearer` challenge saying `invalid_token`.',
+        GRAPHQL_RESPONSE,
+      ),
+      headers: headersOf(['WWW-Authenticate', 'X-Request-Id']),
+    },
     '429': jsonAnswer(
       'Rate limited, in GraphQL’s own shape, with `Retry-After`.',
       GRAPHQL_RESPONSE,
     ),
+    '503': {
+      ...jsonAnswer(
+        `${UNAVAILABLE} The errors say \`SERVICE_UNAVAILABLE\` or \`TIMEOUT\`.`,
+        GRAPHQL_RESPONSE,
+      ),
+      headers: headersOf(['Retry-After', 'X-Request-Id']),
+    },
   };
   return {
     '/graphql': {
@@ -494,22 +523,26 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
       get: operational(
         'readyz',
         'Readiness',
-        'Ready when the database answers and every migration has been applied.',
+        'Ready when the database answers, every migration has been applied and every table is there.',
         {
           '200': jsonAnswer('Ready.', {
             type: 'object',
             required: ['status', 'database'],
             properties: { status: { const: 'ready' }, database: { type: 'string' } },
           }),
-          '503': jsonAnswer('Not ready: migrations pending, or the database unreachable.', {
-            type: 'object',
-            required: ['status'],
-            properties: {
-              status: { enum: ['migrating', 'unavailable'] },
-              pendingMigrations: { type: 'array', items: { type: 'string' } },
-              reason: { type: 'string' },
+          '503': jsonAnswer(
+            'Not ready: migrations pending, tables missing, the database unreachable, or the process shutting down (`draining`: requests already accepted are still answered).',
+            {
+              type: 'object',
+              required: ['status'],
+              properties: {
+                status: { enum: ['migrating', 'unavailable', 'draining'] },
+                pendingMigrations: { type: 'array', items: { type: 'string' } },
+                reason: { type: 'string' },
+                missing: { type: 'array', items: { type: 'string' } },
+              },
             },
-          }),
+          ),
         },
       ),
     },
@@ -547,7 +580,8 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
 
 const ERROR_BODY: JsonSchema = {
   type: 'object',
-  description: 'The one error body of every REST answer that is not a success.',
+  description:
+    'The one error body of every REST answer that is not a success, except the token endpoint’s own errors (`TokenError`).',
   required: ['error'],
   properties: {
     error: {
@@ -579,6 +613,22 @@ const ERROR_BODY: JsonSchema = {
   },
 };
 
+const TOKEN_ERROR: JsonSchema = {
+  type: 'object',
+  description:
+    'An OAuth 2.0 error (RFC 6749 section 5.2) of the token endpoint, with the request id as an extension member.',
+  required: ['error', 'error_description', 'request_id'],
+  properties: {
+    error: { type: 'string', enum: [...TOKEN_ERROR_CODES] },
+    error_description: {
+      type: 'string',
+      description: 'What went wrong, for a person (printable ASCII without `"` and `\\`).',
+      pattern: '^[\\x20-\\x21\\x23-\\x5B\\x5D-\\x7E]+$',
+    },
+    request_id: { type: 'string', description: 'The request id (also `X-Request-Id`).' },
+  },
+};
+
 const ACCESS_TOKEN: JsonSchema = {
   type: 'object',
   required: ['access_token', 'expires_in', 'token_type'],
@@ -601,7 +651,7 @@ const HEADERS: Record<string, Record<string, unknown>> = {
   },
   'Cache-Control': {
     description:
-      'Data answers may be cached briefly: `private` on partner search, `public` elsewhere. Token answers: `no-store`.',
+      'Data answers may be cached briefly: `private` on partner search, `public` elsewhere. The token endpoint’s answers, errors too: `no-store`.',
     schema: { type: 'string' },
     examples: {
       public: { value: 'public, max-age=30' },
@@ -645,7 +695,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 const DESCRIPTION = `The price-comparison catalogue's REST compatibility layer. The same catalogue is a GraphQL API at \`/graphql\` (GraphiQL in a browser); every REST route here runs a GraphQL operation on it.
 
 - **Authentication**: \`POST /partner-search/token\` (OAuth2 client credentials) gives a Bearer token. Partner search requires it; elsewhere it is optional and raises the rate limit, but a broken one is refused with 401.
-- **Errors**: every REST error has one body, \`{"error": {"code": "http.<status>", "message", "details", "request_id"}}\`.
+- **Errors**: every REST error has one body, \`{"error": {"code": "http.<status>", "message", "details", "request_id"}}\`, except those of the token endpoint, which are OAuth 2.0 errors (RFC 6749), \`{"error": "invalid_client", "error_description", "request_id"}\`, as OAuth 2.0 client libraries expect.
+- **Unknown parameters** are ignored (cache busters, tracking), unless one looks like a misspelling of a parameter the route takes: the same name in other letter case, with or without a plural \`s\`, or within a few edits of it (Levenshtein distance, letter case aside; none for names of one or two characters, 1 for three or four, 2 for longer ones). That is a 400 naming both, \`unknown parameter "gtins"; did you mean "gtin"?\`, with \`details\` \`[{"parameter": "gtins", "reason": "unknown_parameter"}]\`.
 - **\`fields\`**: every data route takes a \`fields\` expression choosing the fields of each item (\`*\` for the standard ones, nesting with dots or parentheses).
 - **Paging**: \`limit\` and \`offset\`; envelopes link the next and previous pages.
 - **Caching**: data answers carry an \`ETag\`; \`If-None-Match\` with it answers 304.
@@ -661,7 +712,7 @@ export function buildOpenApiDocument(
 ): OpenApiDocument {
   const items = new ItemSchemas(
     routes.map((route) => route.resource),
-    [ERROR_SCHEMA, 'AccessToken'],
+    [ERROR_SCHEMA, TOKEN_ERROR_SCHEMA, 'AccessToken'],
   );
   const paths: Record<string, Record<string, OpenApiOperation>> = {
     [TOKEN_PATH]: { post: tokenOperation() },
@@ -698,6 +749,7 @@ export function buildOpenApiDocument(
     components: {
       schemas: {
         [ERROR_SCHEMA]: ERROR_BODY,
+        [TOKEN_ERROR_SCHEMA]: TOKEN_ERROR,
         AccessToken: ACCESS_TOKEN,
         ...sorted(items.components),
       },

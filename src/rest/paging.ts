@@ -2,7 +2,7 @@
  * limit/offset paging over GraphQL connections (decisions section 10): `limit` becomes
  * `first`, `offset` an offset cursor for `after`, and a next page exists exactly when the
  * connection says `hasNextPage`. Envelopes link pages with absolute URLs of the same route
- * and parameters.
+ * and parameters, on the public base src/proxy-trust.ts settles (never a raw Host header).
  */
 import { offsetToCursor } from '@pothos/plugin-relay';
 import type { ParamValues } from './params.ts';
@@ -28,6 +28,11 @@ export function connectionVariables({ limit, offset }: Paging): { first: number;
 export function hasNextPage(root: ResponseInput['root']): boolean {
   const pageInfo = root?.pageInfo as { hasNextPage?: boolean } | undefined;
   return pageInfo?.hasNextPage === true;
+}
+
+/** The request's path and query on the public base: what a client would ask for again. */
+export function publicUrl(publicBase: string, url: URL): URL {
+  return new URL(`${publicBase}${url.pathname}${url.search}`);
 }
 
 /** The same URL with another offset. */

@@ -2,6 +2,7 @@
  * REST parameters declared as data: each route lists its parameters once, and the same
  * declarations validate requests and describe the route in the OpenAPI document.
  */
+import { distance } from 'fastest-levenshtein';
 import type { ErrorDetail } from '../errors.ts';
 
 export type ParamSchema =
@@ -107,15 +108,72 @@ function decodePathSegment(spec: ParamSpec, raw: string | undefined): string | u
 }
 
 /**
+ * How many edits (Levenshtein distance, letter case aside) a name may be away from a declared
+ * one and still be taken for a misspelling of it. Short names get less: one edit from `q` is
+ * any one-letter name (`_`, the usual cache buster), and two edits from a three- or
+ * four-letter name reach unrelated words (`key` from `ref`).
+ */
+export function misspellingAllowance(declared: string): number {
+  if (declared.length <= 2) return 0;
+  if (declared.length <= 4) return 1;
+  return 2;
+}
+
+/**
+ * The declared name `given` most likely misspells, if any: the same name in other letter case,
+ * with or without a plural `s`, or within the declared name's allowance (the nearest wins, the
+ * first declared on a tie).
+ */
+export function likelyMeant(given: string, declared: readonly string[]): string | undefined {
+  const name = given.toLowerCase();
+  let best: { name: string; edits: number } | undefined;
+  for (const candidate of declared) {
+    const target = candidate.toLowerCase();
+    const plural = name === `${target}s` || target === `${name}s`;
+    const edits = plural ? 0 : distance(name, target);
+    if (edits > misspellingAllowance(candidate)) continue;
+    if (best === undefined || edits < best.edits) best = { name: candidate, edits };
+  }
+  return best?.name;
+}
+
+const quoted = (names: string[]) => names.map((name) => `"${name}"`).join(', ');
+
+/**
+ * A misspelled parameter would otherwise be ignored like any unknown one, and the answer would
+ * look right while answering another question (`gtins` for `gtin`: the popular products).
+ */
+function rejectMisspellings(specs: readonly ParamSpec[], query: URLSearchParams): void {
+  const declared = specs.filter((spec) => spec.in === 'query').map((spec) => spec.name);
+  const given: string[] = [];
+  const meant: string[] = [];
+  for (const name of new Set(query.keys())) {
+    if (declared.includes(name)) continue;
+    const candidate = likelyMeant(name, declared);
+    if (candidate === undefined) continue;
+    given.push(name);
+    meant.push(candidate);
+  }
+  if (given.length === 0) return;
+  const plural = given.length > 1 ? 's' : '';
+  throw new ParamError(
+    `unknown parameter${plural} ${quoted(given)}; did you mean ${quoted(meant)}?`,
+    given.map((parameter) => ({ parameter, reason: 'unknown_parameter' })),
+  );
+}
+
+/**
  * Validates a request's parameters against the declarations. Unknown parameters are ignored
- * (legacy clients send cache busters and the like); a repeated one is an error, since which
- * value was meant cannot be known.
+ * (legacy clients send cache busters and tracking parameters) unless they look like a
+ * misspelling of a declared one; a repeated one is an error, since which value was meant
+ * cannot be known.
  */
 export function readParams(
   specs: readonly ParamSpec[],
   query: URLSearchParams,
   pathParams: Record<string, string>,
 ): ParamValues {
+  rejectMisspellings(specs, query);
   const values: ParamValues = {};
   for (const spec of specs) {
     let raw: string | undefined;

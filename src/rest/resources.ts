@@ -192,6 +192,15 @@ export class UnknownFieldError extends Error {
   }
 }
 
+/**
+ * The field a resource declares under a name from a request. Own properties only: the
+ * declarations are plain objects, so an inherited name (`constructor`, `__proto__`,
+ * `toString`) would otherwise find Object.prototype's members instead of nothing.
+ */
+function declaredField(resource: Resource, name: string): RestField | undefined {
+  return Object.hasOwn(resource.fields, name) ? resource.fields[name] : undefined;
+}
+
 function standardFields(resource: Resource): ChosenFields {
   const fields = new Map<string, ChosenFields | null>();
   for (const [name, field] of Object.entries(resource.fields)) {
@@ -215,7 +224,7 @@ export function choose(
   if (selection === undefined) return standardFields(resource);
   const chosen = selection.star ? standardFields(resource) : { resource, fields: new Map() };
   for (const [name, below] of selection.children) {
-    const field = resource.fields[name];
+    const field = declaredField(resource, name);
     const path = prefix + name;
     if (!field) throw new UnknownFieldError(path, Object.keys(resource.fields));
     if (field.kind === 'leaf') {

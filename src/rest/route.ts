@@ -20,7 +20,7 @@ export interface ResponseInput {
   root: GraphqlObject | null;
   /** The reshaped REST items. */
   items: Record<string, unknown>[];
-  /** The request URL, for paging links. */
+  /** The request URL on the public base (src/proxy-trust.ts), for paging links. */
   url: URL;
 }
 

@@ -3,10 +3,15 @@
  * as partners already use it (decisions section 2). The client authenticates with HTTP Basic
  * or with client_id and client_secret in the form body, never both (section 2.3).
  *
- * Errors carry the service's one error body (decisions section 3) rather than RFC 6749's
- * `{"error": "invalid_client"}`: a malformed request is 400, failed client authentication is
- * 401 (always with a Basic challenge, which RFC 9110 requires of every 401), a body over
- * 8 KiB is 413 and anything but a form body is 415.
+ * Errors are RFC 6749 section 5.2 bodies, `{"error": "invalid_client", "error_description",
+ * "request_id"}`, not the service's own error body (decisions section 3): OAuth 2.0 client
+ * libraries read `error` as a string and would not understand ours. `request_id` is an
+ * extension member, as section 5.2 allows. Every error is 400 (section 5.2's default) except:
+ * failed client authentication through the Authorization header is 401 with a Basic challenge
+ * (section 5.2 requires it there; a client that sent its credentials in the body gets 400, for
+ * a 401 must carry a challenge, and client libraries report a challenge instead of the body),
+ * what is wrong with the HTTP request itself keeps its HTTP status: 405, 413 for a body over
+ * 8 KiB, 415 for anything but a form body; and a limit reached is 429 with Retry-After.
  *
  * The secret is never logged, echoed or put in a message, and an unknown client gets exactly
  * the answer a wrong secret gets, after the same scrypt work, so neither the body nor the
@@ -15,11 +20,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { hashClientSecret, verifyClientSecret } from '../auth/client-secrets.ts';
+import type { TokenAttemptLimiter } from '../auth/token-attempts.ts';
 import { issueToken, type ClockOptions, type TokenConfig } from '../auth/tokens.ts';
 import { findApiClientWithRefs } from '../db/repositories/api-clients.ts';
 import type { Database } from '../db/types.ts';
-import type { ErrorDetail } from '../errors.ts';
-import { errorResponse, jsonResponse } from './http.ts';
+import { jsonResponse } from './http.ts';
 
 export const TOKEN_PATH = '/partner-search/token';
 
@@ -30,6 +35,8 @@ const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 const BASIC_REALM = 'partner-search';
 const BASIC_CHALLENGE = `Basic realm="${BASIC_REALM}"`;
 const CLIENT_CREDENTIALS = 'client_credentials';
+/** RFC 6749 section 5.1: no token response (nor, here, an error) may be cached. */
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 /** The ids api_clients accepts: anything else is unknown without asking the database. */
 const CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -39,16 +46,48 @@ export interface TokenEndpointDependencies extends ClockOptions {
   db: Kysely<Database>;
   config: TokenConfig;
   requestId: string;
+  /** The limits on failed client authentication; without it, none. */
+  attempts?: TokenAttemptLimiter;
+  /** The address the per-IP failure limit counts (src/proxy-trust.ts). */
+  clientIp?: string | undefined;
 }
+
+/** How the client authenticated, by the names OAuth 2.0 registers for the two methods. */
+type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post';
 
 interface Credentials {
   clientId: string;
   secret: string;
+  method: ClientAuthMethod;
 }
 
-/** The request is not a token request we can act on: answer this and stop. */
+/** The error codes of RFC 6749 section 5.2 this endpoint answers. */
+export const TOKEN_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'unsupported_grant_type',
+  // Section 5.2 has no code for a rate limit: this is RFC 6749's "retry later" (section
+  // 4.1.2.1), said with every 429, whether a request rate or failed attempts tripped it.
+  'temporarily_unavailable',
+] as const;
+export type TokenErrorCode = (typeof TOKEN_ERROR_CODES)[number];
+
+/** RFC 6749 section 5.2's body, with the request id as an extension member. */
+export interface TokenErrorBody {
+  error: TokenErrorCode;
+  error_description: string;
+  request_id: string;
+}
+
+/** The request is not a token request we can act on: answer this error and stop. */
 class Refusal {
-  constructor(readonly response: Response) {}
+  constructor(
+    readonly error: TokenErrorCode,
+    /** Printable ASCII without `"` and `\` (RFC 6749 section 5.2). */
+    readonly description: string,
+    readonly status = 400,
+    readonly headers: Record<string, string> = {},
+  ) {}
 }
 
 export async function handleTokenRequest(
@@ -56,61 +95,67 @@ export async function handleTokenRequest(
   deps: TokenEndpointDependencies,
 ): Promise<Response> {
   try {
-    requirePost(request, deps.requestId);
-    const form = await readForm(request, deps.requestId);
-    requireClientCredentialsGrant(form, deps.requestId);
-    const credentials = credentialsOf(request, form, deps.requestId);
-    const client = await authenticateClient(deps.db, credentials);
-    if (!client) return clientAuthenticationFailed(deps.requestId);
+    requirePost(request);
+    const form = await readForm(request);
+    requireClientCredentialsGrant(form);
+    const credentials = credentialsOf(request, form);
+    const client = await authenticateWithinLimits(deps, credentials);
+    if (!client) clientAuthenticationFailed(credentials.method);
     const token = await issueToken(deps.config, client, deps);
-    // RFC 6749 section 5.1: a token response must never be cached.
-    return jsonResponse(200, token, { 'cache-control': 'no-store', pragma: 'no-cache' });
+    return jsonResponse(200, token, NO_STORE);
   } catch (error) {
-    if (error instanceof Refusal) return error.response;
+    if (error instanceof Refusal) return tokenErrorResponse(error, deps.requestId);
     throw error;
   }
 }
 
-function refuse(
-  status: number,
-  message: string,
-  requestId: string,
-  options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
-): never {
-  throw new Refusal(errorResponse(status, message, requestId, options));
+function tokenErrorResponse(refusal: Refusal, requestId: string): Response {
+  const body: TokenErrorBody = {
+    error: refusal.error,
+    error_description: refusal.description,
+    request_id: requestId,
+  };
+  return jsonResponse(refusal.status, body, { ...NO_STORE, ...refusal.headers });
 }
 
-function badParameter(
-  message: string,
-  parameter: string,
-  reason: string,
-  requestId: string,
-): never {
-  return refuse(400, message, requestId, { details: [{ parameter, reason }] });
+function invalidRequest(description: string, status = 400, headers?: Record<string, string>) {
+  return new Refusal('invalid_request', description, status, headers);
+}
+
+/** 429 in the endpoint's own error shape, for its request rate limit and its lockouts. */
+export function tokenRateLimitedResponse(retryAfterSeconds: number, requestId: string): Response {
+  return tokenErrorResponse(
+    tooManyRequests(`rate limit exceeded: retry after ${retryAfterSeconds} s`, retryAfterSeconds),
+    requestId,
+  );
+}
+
+function tooManyRequests(description: string, retryAfterSeconds: number): Refusal {
+  return new Refusal('temporarily_unavailable', description, 429, {
+    'retry-after': String(retryAfterSeconds),
+  });
 }
 
 // --- the request ---------------------------------------------------------------------------
 
-function requirePost(request: Request, requestId: string): void {
+function requirePost(request: Request): void {
   if (request.method !== 'POST') {
-    refuse(405, `${TOKEN_PATH} takes POST only`, requestId, { headers: { allow: 'POST' } });
+    throw invalidRequest(`${TOKEN_PATH} takes POST only`, 405, { allow: 'POST' });
   }
 }
 
-async function readForm(request: Request, requestId: string): Promise<URLSearchParams> {
+async function readForm(request: Request): Promise<URLSearchParams> {
   if (mediaTypeOf(request) !== FORM_CONTENT_TYPE) {
-    refuse(415, `the body must be ${FORM_CONTENT_TYPE}`, requestId);
+    throw invalidRequest(`the body must be ${FORM_CONTENT_TYPE}`, 415);
   }
   const body = await readBodyWithin(request, MAX_TOKEN_REQUEST_BYTES);
   if (body === undefined) {
-    refuse(413, `the body must not exceed ${MAX_TOKEN_REQUEST_BYTES} bytes`, requestId);
+    throw invalidRequest(`the body must not exceed ${MAX_TOKEN_REQUEST_BYTES} bytes`, 413);
   }
   const form = new URLSearchParams(body);
   // RFC 6749 section 3.2: no parameter may appear twice; which one would we believe?
   for (const name of ['grant_type', 'client_id', 'client_secret']) {
-    if (form.getAll(name).length > 1) {
-      badParameter(`${name} must appear once`, name, 'repeated', requestId);
-    }
+    if (form.getAll(name).length > 1) throw invalidRequest(`${name} must appear once`);
   }
   return form;
 }
@@ -144,76 +189,54 @@ async function readBodyWithin(request: Request, limit: number): Promise<string |
   return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
-function requireClientCredentialsGrant(form: URLSearchParams, requestId: string): void {
+/** An empty parameter counts as absent (RFC 6749 section 3.1). */
+function requireClientCredentialsGrant(form: URLSearchParams): void {
   const grantType = form.get('grant_type');
-  if (!grantType) {
-    badParameter(
-      `grant_type is required: ${CLIENT_CREDENTIALS}`,
-      'grant_type',
-      'missing',
-      requestId,
-    );
-  }
+  if (!grantType) throw invalidRequest(`grant_type is required: ${CLIENT_CREDENTIALS}`);
   if (grantType !== CLIENT_CREDENTIALS) {
-    badParameter(
-      `grant_type must be ${CLIENT_CREDENTIALS}`,
-      'grant_type',
-      'unsupported_grant_type',
-      requestId,
-    );
+    throw new Refusal('unsupported_grant_type', `grant_type must be ${CLIENT_CREDENTIALS}`);
   }
 }
 
 // --- the credentials --------------------------------------------------------------------
 
 /**
- * From the Authorization header or the body, exactly one of them (RFC 6749 section 2.3).
- * Missing body credentials are a malformed request (400); a header that is not usable Basic
- * credentials is a failed authentication attempt (401 with a challenge, section 5.2).
+ * From the Authorization header or the body, exactly one of them (RFC 6749 section 2.3: two
+ * methods at once are invalid_request). No client authentication, or a client_id without a
+ * secret (public clients have none here), is invalid_client (section 5.2); so is a header
+ * that is not usable Basic credentials.
  */
-function credentialsOf(request: Request, form: URLSearchParams, requestId: string): Credentials {
+function credentialsOf(request: Request, form: URLSearchParams): Credentials {
   const authorization = request.headers.get('authorization');
   const inBody = form.has('client_id') || form.has('client_secret');
   if (authorization !== null && inBody) {
-    refuse(
-      400,
+    throw invalidRequest(
       'send the client credentials either in HTTP Basic or in the body, not both',
-      requestId,
-      {
-        details: [{ parameter: 'client_id', reason: 'ambiguous' }],
-      },
     );
   }
-  if (authorization !== null) return basicCredentials(authorization, requestId);
+  if (authorization !== null) return basicCredentials(authorization);
 
   const clientId = form.get('client_id');
   const secret = form.get('client_secret');
   if (!clientId) {
-    badParameter(
-      'client_id is required (or HTTP Basic credentials)',
-      'client_id',
-      'missing',
-      requestId,
-    );
+    throw new Refusal('invalid_client', 'client_id and client_secret are required (or HTTP Basic)');
   }
-  if (!secret) {
-    badParameter('client_secret is required', 'client_secret', 'missing', requestId);
-  }
-  return { clientId, secret };
+  if (!secret) throw new Refusal('invalid_client', 'client_secret is required');
+  return { clientId, secret, method: 'client_secret_post' };
 }
 
 /** `Basic base64(urlencode(id) ":" urlencode(secret))`, RFC 7617 with RFC 6749 section 2.3.1. */
-function basicCredentials(authorization: string, requestId: string): Credentials {
+function basicCredentials(authorization: string): Credentials {
   const parsed = parseBasic(authorization);
   if (!parsed) {
-    refuse(401, 'the Authorization header must be HTTP Basic client credentials', requestId, {
-      headers: { 'www-authenticate': BASIC_CHALLENGE },
-    });
+    throw basicAuthenticationRefused(
+      'the Authorization header must be HTTP Basic client credentials',
+    );
   }
-  return parsed;
+  return { ...parsed, method: 'client_secret_basic' };
 }
 
-function parseBasic(authorization: string): Credentials | undefined {
+function parseBasic(authorization: string): Omit<Credentials, 'method'> | undefined {
   const [scheme, encoded, ...rest] = authorization.trim().split(/\s+/);
   if (scheme?.toLowerCase() !== 'basic' || !encoded || rest.length > 0) return undefined;
   if (!BASE64.test(encoded)) return undefined;
@@ -258,8 +281,35 @@ async function authenticateClient(
   return client && matches ? { id: client.id, refs: client.refs } : undefined;
 }
 
-function clientAuthenticationFailed(requestId: string): Response {
-  return errorResponse(401, 'client authentication failed', requestId, {
-    headers: { 'www-authenticate': BASIC_CHALLENGE },
-  });
+/**
+ * authenticateClient within the failed-attempt limits. A locked-out client id or IP is refused
+ * before any database or scrypt work, known or unknown, right secret or not: nothing in the
+ * answer or its timing says which.
+ */
+async function authenticateWithinLimits(
+  { db, attempts, clientIp }: TokenEndpointDependencies,
+  credentials: Credentials,
+): Promise<{ id: string; refs: string[] } | undefined> {
+  const verify = () => authenticateClient(db, credentials);
+  if (!attempts) return verify();
+  const outcome = await attempts.attempt(credentials.clientId, clientIp, verify);
+  if (!outcome.locked) return outcome.result;
+  const { retryAfterSeconds } = outcome;
+  throw tooManyRequests(
+    `too many failed attempts: retry after ${retryAfterSeconds} s`,
+    retryAfterSeconds,
+  );
+}
+
+/** The same answer for an unknown client and a wrong secret, by the method the client used. */
+function clientAuthenticationFailed(method: ClientAuthMethod): never {
+  const description = 'client authentication failed';
+  throw method === 'client_secret_basic'
+    ? basicAuthenticationRefused(description)
+    : new Refusal('invalid_client', description);
+}
+
+/** Through the Authorization header: 401 with the challenge RFC 6749 section 5.2 requires. */
+function basicAuthenticationRefused(description: string): Refusal {
+  return new Refusal('invalid_client', description, 401, { 'www-authenticate': BASIC_CHALLENGE });
 }

@@ -3,21 +3,12 @@ import {
   createRateLimiter,
   createRateLimiterFromConfig,
   rateLimitSubject,
+  tokenEndpointSubject,
   tooManyRequestsResponse,
   type RateLimitSubject,
 } from '../../src/auth/rate-limiter.ts';
 import { loadConfig } from '../../src/config.ts';
-
-/** A clock the test moves by hand, in milliseconds. */
-function manualClock() {
-  let now = 1_000_000;
-  return {
-    now: () => now,
-    advance(ms: number) {
-      now += ms;
-    },
-  };
-}
+import { manualClock } from '../helpers/manual-clock.ts';
 
 const anonymous = (ip: string): RateLimitSubject => rateLimitSubject({ kind: 'anonymous' }, ip);
 const client = (id: string): RateLimitSubject =>
@@ -36,6 +27,15 @@ describe('rateLimitSubject', () => {
       tier: 'anonymous',
     });
     expect(rateLimitSubject({ kind: 'anonymous' }, undefined).key).toBe('ip:unknown');
+  });
+
+  it("keeps the token endpoint's requests apart from the same IP's other requests", () => {
+    const clock = manualClock();
+    const limiter = createRateLimiter({ anonymousPerMinute: 2, clientPerMinute: 2, ...clock });
+    const token = tokenEndpointSubject('10.0.0.1');
+    expect(token).toEqual({ key: 'token-ip:10.0.0.1', tier: 'anonymous' });
+    expect(takeTimes(() => limiter.take(token), 3)).toEqual([true, true, false]);
+    expect(takeTimes(() => limiter.take(anonymous('10.0.0.1')), 2)).toEqual([true, true]);
   });
 });
 

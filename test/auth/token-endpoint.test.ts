@@ -1,12 +1,16 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, requirePartner } from '../../src/auth/caller.ts';
 import { hashClientSecret } from '../../src/auth/client-secrets.ts';
 import { verifyToken, type TokenResponse } from '../../src/auth/tokens.ts';
 import { findApiClientWithRefs } from '../../src/db/repositories/api-clients.ts';
+import { buildOpenApiDocument, packageVersion } from '../../src/rest/openapi.ts';
+import { restRoutes } from '../../src/rest/routes/index.ts';
 import {
   MAX_TOKEN_REQUEST_BYTES,
   TOKEN_PATH,
   handleTokenRequest,
+  type TokenErrorCode,
 } from '../../src/rest/token-endpoint.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 
@@ -77,23 +81,31 @@ const post = (options: TokenRequestOptions) =>
 
 const grant = { grant_type: 'client_credentials' };
 
-async function expectError(
-  response: Response,
-  status: number,
-  details?: { parameter: string; reason: string }[],
-) {
+/** error_description's characters (RFC 6749 section 5.2): printable ASCII but `"` and `\`. */
+const DESCRIPTION_CHARACTERS = /^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** The error body the OpenAPI document promises. */
+const documentedTokenError = new Ajv2020({ strict: true }).compile(
+  buildOpenApiDocument(restRoutes, { version: packageVersion() }).components.schemas.TokenError!,
+);
+
+/** An RFC 6749 section 5.2 error, never cached, with a challenge exactly on a 401. */
+async function expectError(response: Response, status: number, error: TokenErrorCode) {
   const body = await response.json();
   expect(response.status, JSON.stringify(body)).toBe(status);
+  expect(documentedTokenError(body), JSON.stringify(documentedTokenError.errors)).toBe(true);
   expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  expect(response.headers.get('pragma')).toBe('no-cache');
+  expect(response.headers.get('www-authenticate')).toBe(
+    status === 401 ? 'Basic realm="partner-search"' : null,
+  );
   expect(body).toEqual({
-    error: {
-      code: `http.${status}`,
-      message: expect.any(String),
-      ...(details ? { details } : {}),
-      request_id: REQUEST_ID,
-    },
+    error,
+    error_description: expect.stringMatching(DESCRIPTION_CHARACTERS),
+    request_id: REQUEST_ID,
   });
-  return body;
+  return body as { error: string; error_description: string; request_id: string };
 }
 
 describe(`findApiClientWithRefs on ${databaseKind}`, () => {
@@ -175,37 +187,44 @@ describe(`POST ${TOKEN_PATH} on ${databaseKind}`, () => {
     async function failure(response: Response) {
       return {
         status: response.status,
-        challenge: response.headers.get('www-authenticate'),
+        headers: [...response.headers].filter(([name]) => name !== 'content-length'),
         body: await response.text(),
       };
     }
 
-    it('with the same 401 for a wrong secret as for an unknown client', async () => {
-      const wrongSecret = await failure(
-        await post({ body: { ...grant, client_id: ACME.id, client_secret: 'guess' } }),
-      );
-      expect(wrongSecret.status).toBe(401);
-      expect(wrongSecret.challenge).toBe('Basic realm="partner-search"');
-      expect(JSON.parse(wrongSecret.body)).toEqual({
-        error: {
-          code: 'http.401',
-          message: 'client authentication failed',
-          request_id: REQUEST_ID,
-        },
+    it('in the form body: 400 invalid_client, the same for a wrong secret and an unknown client', async () => {
+      const wrongSecret = await post({
+        body: { ...grant, client_id: ACME.id, client_secret: 'guess' },
       });
+      const body = await expectError(wrongSecret.clone(), 400, 'invalid_client');
+      expect(body.error_description).toBe('client authentication failed');
+      const expected = await failure(wrongSecret);
       const others = [
         await post({ body: { ...grant, client_id: 'nobody', client_secret: 'guess' } }),
         await post({ body: { ...grant, client_id: 'not a valid id!', client_secret: 'guess' } }),
-        await post({ body: grant, headers: { authorization: basic(ACME.id, 'guess') } }),
-        await post({ body: grant, headers: { authorization: basic('nobody', 'guess') } }),
-        await post({ body: grant, headers: { authorization: basic(ACME.id, '') } }),
         // Another client's secret is just a wrong secret.
         await post({ body: { ...grant, client_id: ACME.id, client_secret: LONELY.secret } }),
       ];
-      for (const response of others) expect(await failure(response)).toEqual(wrongSecret);
+      for (const response of others) expect(await failure(response)).toEqual(expected);
     });
 
-    it('with 401 and a Basic challenge for a malformed or non-Basic Authorization header', async () => {
+    it('by HTTP Basic: 401 invalid_client with a Basic challenge (RFC 6749 section 5.2), the same for every failure', async () => {
+      const wrongSecret = await post({
+        body: grant,
+        headers: { authorization: basic(ACME.id, 'guess') },
+      });
+      const body = await expectError(wrongSecret.clone(), 401, 'invalid_client');
+      expect(body.error_description).toBe('client authentication failed');
+      const expected = await failure(wrongSecret);
+      const others = [
+        await post({ body: grant, headers: { authorization: basic('nobody', 'guess') } }),
+        await post({ body: grant, headers: { authorization: basic(ACME.id, '') } }),
+        await post({ body: grant, headers: { authorization: basic(ACME.id, LONELY.secret) } }),
+      ];
+      for (const response of others) expect(await failure(response)).toEqual(expected);
+    });
+
+    it('with 401 invalid_client and a Basic challenge for a malformed or non-Basic Authorization header', async () => {
       const headers = [
         'Basic',
         'Basic !!!not-base64',
@@ -216,37 +235,33 @@ describe(`POST ${TOKEN_PATH} on ${databaseKind}`, () => {
         'Bearer some-token',
       ];
       for (const authorization of headers) {
-        const response = await post({ body: grant, headers: { authorization } });
-        expect(response.headers.get('www-authenticate'), authorization).toBe(
-          'Basic realm="partner-search"',
+        await expectError(
+          await post({ body: grant, headers: { authorization } }),
+          401,
+          'invalid_client',
         );
-        await expectError(response, 401);
       }
     });
 
-    it('with 400 when the credentials come both in Basic and in the body', async () => {
+    it('with 400 invalid_request when the credentials come both in Basic and in the body', async () => {
       const response = await post({
         body: { ...grant, client_id: ACME.id, client_secret: ACME.secret },
         headers: { authorization: basic(ACME.id, ACME.secret) },
       });
-      await expectError(response, 400, [{ parameter: 'client_id', reason: 'ambiguous' }]);
+      await expectError(response, 400, 'invalid_request');
     });
 
-    it('with 400 for missing body credentials', async () => {
-      await expectError(await post({ body: grant }), 400, [
-        { parameter: 'client_id', reason: 'missing' },
-      ]);
-      await expectError(await post({ body: { ...grant, client_id: ACME.id } }), 400, [
-        { parameter: 'client_secret', reason: 'missing' },
-      ]);
-      await expectError(
-        await post({ body: { ...grant, client_id: ACME.id, client_secret: '' } }),
-        400,
-        [{ parameter: 'client_secret', reason: 'missing' }],
-      );
-      await expectError(await post({ body: { ...grant, client_secret: ACME.secret } }), 400, [
-        { parameter: 'client_id', reason: 'missing' },
-      ]);
+    it('with 400 invalid_client without client authentication (an empty value counts as none)', async () => {
+      for (const body of [
+        grant,
+        { ...grant, client_id: ACME.id },
+        { ...grant, client_id: ACME.id, client_secret: '' },
+        { ...grant, client_id: '', client_secret: ACME.secret },
+        { ...grant, client_secret: ACME.secret },
+      ]) {
+        const error = await expectError(await post({ body }), 400, 'invalid_client');
+        expect(error.error_description).toMatch(/required/);
+      }
     });
 
     it('never repeats the secret it was sent', async () => {
@@ -271,47 +286,52 @@ describe(`POST ${TOKEN_PATH} on ${databaseKind}`, () => {
   describe('refuses a malformed request', () => {
     const credentials = { client_id: ACME.id, client_secret: ACME.secret };
 
-    it('with 400 for a missing or unsupported grant_type', async () => {
-      await expectError(await post({ body: credentials }), 400, [
-        { parameter: 'grant_type', reason: 'missing' },
-      ]);
-      for (const grantType of ['password', 'authorization_code', 'CLIENT_CREDENTIALS']) {
-        await expectError(await post({ body: { ...credentials, grant_type: grantType } }), 400, [
-          { parameter: 'grant_type', reason: 'unsupported_grant_type' },
-        ]);
+    it('with 400 invalid_request for a missing grant_type', async () => {
+      for (const body of [credentials, { ...credentials, grant_type: '' }]) {
+        const error = await expectError(await post({ body }), 400, 'invalid_request');
+        expect(error.error_description).toContain('grant_type');
       }
     });
 
-    it('with 400 for a repeated parameter', async () => {
-      const body = `grant_type=client_credentials&client_id=acme&client_id=globex&client_secret=x`;
-      await expectError(await post({ body }), 400, [
-        { parameter: 'client_id', reason: 'repeated' },
-      ]);
+    it('with 400 unsupported_grant_type for another grant', async () => {
+      for (const grantType of ['password', 'authorization_code', 'CLIENT_CREDENTIALS']) {
+        const body = { ...credentials, grant_type: grantType };
+        await expectError(await post({ body }), 400, 'unsupported_grant_type');
+      }
     });
 
-    it('with 415 for anything but a form body', async () => {
+    it('with 400 invalid_request for a repeated parameter', async () => {
+      const body = `grant_type=client_credentials&client_id=acme&client_id=globex&client_secret=x`;
+      const error = await expectError(await post({ body }), 400, 'invalid_request');
+      expect(error.error_description).toBe('client_id must appear once');
+    });
+
+    it('with 415 invalid_request for anything but a form body', async () => {
       await expectError(
         await post({
           body: JSON.stringify({ ...grant, ...credentials }),
           headers: { 'content-type': 'application/json' },
         }),
         415,
+        'invalid_request',
       );
       await expectError(
         await post({ body: 'x', headers: { 'content-type': 'text/plain; charset=utf-8' } }),
         415,
+        'invalid_request',
       );
       const untyped = new Request(`http://test${TOKEN_PATH}`, { method: 'POST' });
       await expectError(
         await handleTokenRequest(untyped, { db: database.db, config, requestId: REQUEST_ID }),
         415,
+        'invalid_request',
       );
     });
 
     it(`with 413 for a body over ${MAX_TOKEN_REQUEST_BYTES} bytes, declared or streamed`, async () => {
       const padding = 'x'.repeat(MAX_TOKEN_REQUEST_BYTES);
       const oversize = new URLSearchParams({ ...grant, ...credentials, padding }).toString();
-      await expectError(await post({ body: oversize }), 413);
+      await expectError(await post({ body: oversize }), 413, 'invalid_request');
 
       // No Content-Length: the reader stops at the limit instead of buffering everything.
       let pulled = 0;
@@ -321,7 +341,7 @@ describe(`POST ${TOKEN_PATH} on ${databaseKind}`, () => {
           controller.enqueue(new TextEncoder().encode('a'.repeat(1024)));
         },
       });
-      await expectError(await post({ body: endless }), 413);
+      await expectError(await post({ body: endless }), 413, 'invalid_request');
       expect(pulled).toBeLessThan(20);
 
       const justFits = new URLSearchParams({ ...grant, ...credentials }).toString();
@@ -339,16 +359,17 @@ describe(`POST ${TOKEN_PATH} on ${databaseKind}`, () => {
       await expectError(
         await handleTokenRequest(request, { db: database.db, config, requestId: REQUEST_ID }),
         413,
+        'invalid_request',
       );
     });
 
-    it('with 405 and Allow for another method', async () => {
+    it('with 405 invalid_request and Allow for another method', async () => {
       const response = await handleTokenRequest(
         new Request(`http://test${TOKEN_PATH}`, { method: 'GET' }),
         { db: database.db, config, requestId: REQUEST_ID },
       );
       expect(response.headers.get('allow')).toBe('POST');
-      await expectError(response, 405);
+      await expectError(response, 405, 'invalid_request');
     });
   });
 });

@@ -1,17 +1,17 @@
 /**
- * The shared response cache on a real Redis (TEST_REDIS_URL, default redis://127.0.0.1:6379):
+ * The shared response cache on a real Redis (the run's, see test/helpers/redis.ts):
  * the behaviours every cache has, entries that expire with the TTL, and answers shared between
  * apps (processes). Every key this file writes is under a prefix of its own, deleted afterwards.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { scrape, valueOf } from '../helpers/prometheus.ts';
 import { describeCacheBehaviour, PRODUCT_PAGE, useCacheTestbed } from './testbed.ts';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = inject('redisUrl');
 const PREFIX = `catalogue-test:${randomUUID()}:`;
 const TTL_SECONDS = 120;
 
@@ -29,12 +29,7 @@ async function keysUnder(prefix: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (error) {
-    throw new Error(`these tests need a Redis at ${REDIS_URL} (set TEST_REDIS_URL): ${error}`);
-  }
+  await redis.connect();
 });
 afterAll(async () => {
   const keys = await keysUnder(PREFIX);

@@ -1,12 +1,41 @@
 /**
- * GraphiQL at /graphql: the page carries the examples, and every example runs on a seeded
- * catalogue as it stands, from its tab and from the combined default document.
+ * GraphiQL at /graphql: a small page carrying the examples and loading GraphiQL's files from
+ * this service only, each under a content-hashed path cached for good; and every example runs
+ * on a seeded catalogue as its tab shows it. (test/browser/ runs them in Chromium.)
  */
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_OPERATIONS, GRAPHIQL_OPTIONS } from '../../src/graph/graphiql.ts';
 import { useSeededCatalogue, type GraphQLBody } from '../helpers/seeded.ts';
 
 const catalogue = useSeededCatalogue();
+
+async function get(path: string, headers: Record<string, string> = {}): Promise<Response> {
+  return catalogue.app.fetch(new Request(`http://test${path}`, { headers }));
+}
+
+async function graphiqlPage(): Promise<string> {
+  const response = await get('/graphql', { accept: 'text/html' });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+  return response.text();
+}
+
+/** Every URL the page refers to, in src and href attributes. */
+function references(html: string): string[] {
+  return [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1]!);
+}
+
+const CONTENT_TYPES: Record<string, RegExp> = {
+  js: /^text\/javascript; charset=utf-8$/,
+  css: /^text\/css; charset=utf-8$/,
+  svg: /^image\/svg\+xml$/,
+};
+
+function expectCachedForGood(response: Response) {
+  const cacheControl = response.headers.get('cache-control') ?? '';
+  expect(cacheControl).toMatch(/\bimmutable\b/);
+  expect(Number(/\bmax-age=(\d+)/.exec(cacheControl)?.[1])).toBeGreaterThanOrEqual(31_536_000);
+}
 
 /** Paths of what an example must show but does not: a null root field, an empty page. */
 function gaps(value: unknown, path = 'data'): string[] {
@@ -28,16 +57,13 @@ function expectShown(body: GraphQLBody) {
 }
 
 describe('GraphiQL', () => {
-  it('serves the page with its title, default document and one tab per example', async () => {
-    const response = await catalogue.app.fetch(
-      new Request('http://test/graphql', { headers: { accept: 'text/html' } }),
-    );
-    expect(response.status).toBe(200);
-    const html = await response.text();
+  it('serves a page with its title and one tab per example', async () => {
+    const html = await graphiqlPage();
     expect(html).toContain(`<title>${GRAPHIQL_OPTIONS.title}</title>`);
-    // The options reach the page unaltered (yoga splices them in with String.replace).
-    expect(html).toContain(JSON.stringify(GRAPHIQL_OPTIONS));
-    expect(GRAPHIQL_OPTIONS.defaultTabs).toHaveLength(EXAMPLE_OPERATIONS.length);
+    const options = /<script id="graphiql-options" type="application\/json">(.*?)<\/script>/s.exec(
+      html,
+    )?.[1];
+    expect(JSON.parse(options!)).toEqual(GRAPHIQL_OPTIONS);
     expect(EXAMPLE_OPERATIONS.map((example) => example.name)).toEqual([
       'ProductPage',
       'Search',
@@ -47,22 +73,62 @@ describe('GraphiQL', () => {
     ]);
   });
 
+  it('refers to no other host: every file is a path of this service', async () => {
+    const html = await graphiqlPage();
+    expect(html).not.toMatch(/:\/\//);
+    const urls = references(html);
+    expect(urls.length).toBeGreaterThanOrEqual(4);
+    for (const url of urls) expect(url).toMatch(/^\/graphiql\/[0-9a-f]{16}\/[\w.-]+$/);
+    // Scripts from this origin only, so nothing the page is given can load another host's.
+    expect(html).toMatch(/http-equiv="Content-Security-Policy" content="[^"]*script-src 'self';/);
+  });
+
+  it('serves each file the page and its editor workers load, with its type, cached for good', async () => {
+    const html = await graphiqlPage();
+    const urls = references(html);
+    const start = await get(urls.find((url) => url.endsWith('/start.js'))!);
+    const workerFiles = Object.values(
+      JSON.parse(/workerFiles = (\{.*?\});/.exec(await start.text())![1]!) as Record<
+        string,
+        string
+      >,
+    );
+    expect(workerFiles).toHaveLength(3);
+    const directory = urls[0]!.replace(/[^/]+$/, '');
+    for (const url of [...urls, ...workerFiles.map((file) => directory + file)]) {
+      const response = await get(url);
+      expect(response.status, url).toBe(200);
+      const extension = url.replace(/^.*\./, '');
+      expect(response.headers.get('content-type'), url).toMatch(CONTENT_TYPES[extension]!);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expectCachedForGood(response);
+      expect((await response.arrayBuffer()).byteLength, url).toBeGreaterThan(100);
+    }
+  });
+
+  it('answers 404 for a file under another hash, 405 for a method other than GET and HEAD', async () => {
+    const [script] = references(await graphiqlPage()).filter((url) => url.endsWith('.js'));
+    const otherHash = script!.replace(/\/[0-9a-f]{16}\//, '/0123456789abcdef/');
+    expect((await get(otherHash)).status).toBe(404);
+    expect((await get(script!.replace(/[^/]+$/, 'missing.js'))).status).toBe(404);
+    const post = await catalogue.app.fetch(new Request(`http://test${script}`, { method: 'POST' }));
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
   describe.each(EXAMPLE_OPERATIONS.map((example) => [example.name, example] as const))(
     'the %s example',
     (name, example) => {
+      it('reads as an editor shows it: its comment, then the operation, not indented', () => {
+        expect(example.document).toMatch(/^# /);
+        expect(example.document).toMatch(new RegExp(`^query ${name}\\b`, 'm'));
+      });
+
       it('runs from its tab with the variables the tab shows', async () => {
         const tab = GRAPHIQL_OPTIONS.defaultTabs.find(
           (candidate) => candidate.query === example.document,
         )!;
         expectShown(await catalogue.graphql(tab.query, JSON.parse(tab.variables)));
-      });
-
-      it('runs from the combined default document', async () => {
-        const response = await catalogue.post({
-          query: GRAPHIQL_OPTIONS.defaultQuery,
-          operationName: name,
-        });
-        expectShown((await response.json()) as GraphQLBody);
       });
     },
   );

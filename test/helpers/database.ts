@@ -27,13 +27,17 @@ export interface TestDatabase extends DatabaseHandle {
   dispose(): Promise<void>;
 }
 
-async function onAdminConnection<T>(url: string, work: (client: pg.Client) => Promise<T>) {
+/** Runs `work` on a connection of its own, closed afterwards. */
+export async function onConnection<T>(url: string, work: (client: pg.Client) => Promise<T>) {
   const client = new pg.Client({ connectionString: url });
+  // A server that goes away under the connection fails the query at hand: the event (with no
+  // listener, a crash) need only be heard, and the connection is gone either way.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return await work(client);
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -50,7 +54,7 @@ export async function createNamedServerDatabase(
   template?: string,
 ): Promise<string> {
   const copy = template ? ` template ${template}` : '';
-  await onAdminConnection(baseUrl, async (client) => {
+  await onConnection(baseUrl, async (client) => {
     // Two copies of one template at the same instant: Postgres refuses the second while the
     // first holds the template; it is free again within moments.
     for (let attempt = 1; ; attempt++) {
@@ -73,7 +77,7 @@ export function createServerDatabase(baseUrl: string, template?: string): Promis
 }
 
 export async function dropNamedServerDatabase(baseUrl: string, name: string): Promise<void> {
-  await onAdminConnection(baseUrl, (client) =>
+  await onConnection(baseUrl, (client) =>
     client.query(`drop database if exists ${name} with (force)`),
   );
 }
@@ -100,6 +104,25 @@ async function embeddedFrom(template: TemplateName | undefined): Promise<PGlite>
   return PGlite.create({ loadDataDir: dump, extensions: { pg_trgm } });
 }
 
+/** Opens a test database on the server database at `url`; `remove` runs once it is closed. */
+export async function openServerTestDatabase(
+  url: string,
+  remove: () => Promise<void>,
+): Promise<TestDatabase & { url: string }> {
+  const statements: string[] = [];
+  const onQuery = (event: LogEvent) => statements.push(event.query.sql);
+  const handle = await openDatabase({ url, poolSize: 4, onQuery });
+  return {
+    ...handle,
+    url,
+    statements,
+    async dispose() {
+      await handle.close();
+      await remove();
+    },
+  };
+}
+
 export async function createTestDatabase(options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const statements: string[] = [];
   const onQuery = (event: LogEvent) => statements.push(event.query.sql);
@@ -112,16 +135,7 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
     const source =
       template && templates.kind === 'postgres' ? templates.databases[template] : undefined;
     const url = await createServerDatabase(server, source);
-    const handle = await openDatabase({ url, poolSize: 4, onQuery });
-    return {
-      ...handle,
-      url,
-      statements,
-      async dispose() {
-        await handle.close();
-        await dropServerDatabase(server, url);
-      },
-    };
+    return openServerTestDatabase(url, () => dropServerDatabase(server, url));
   }
 
   // A server run builds server templates only: PGlite copies then migrate for themselves.

@@ -1,7 +1,8 @@
 /**
  * REST requests through `app.fetch`, like a partner's client: GET and POST with a parsed JSON
  * body, a demo partner token from POST /partner-search/token, and GraphQL on the same app for
- * parity checks. Built on the file's seeded catalogue (one per test file).
+ * parity checks, built on the file's seeded catalogue (one per test file); and the pieces of
+ * such requests: the token request, a `fields` expression, a query string.
  *
  * The app here is built on the seeded database with the rate limiter switched off
  * (RATE_LIMIT_*=0): every request of a test file comes from the same (unknown) client address,
@@ -12,6 +13,8 @@ import { pino } from 'pino';
 import { beforeAll, expect } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Resource } from '../../src/rest/resources.ts';
+import { TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
 import { useSeededCatalogue, type GraphQLBody, type SeededCatalogue } from './seeded.ts';
 
@@ -80,6 +83,8 @@ export function useRestCatalogue(): RestCatalogue {
       config: loadConfig({
         RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
         RATE_LIMIT_CLIENT_PER_MINUTE: '0',
+        // Paging links are built on the public base URL: the one these requests are sent to.
+        PUBLIC_BASE_URL: BASE_URL,
       }),
       database: catalogue.database,
       logger: pino({ level: 'silent' }),
@@ -109,14 +114,9 @@ export function useRestCatalogue(): RestCatalogue {
 
   function demoToken(): Promise<string> {
     token ??= (async () => {
-      const response = await request<{ access_token: string }>('POST', '/partner-search/token', {
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: DEMO_CLIENT.id,
-          client_secret: DEMO_CLIENT.secret,
-        }).toString(),
-      });
+      const response = await read<{ access_token: string }>(
+        await theApp().fetch(demoTokenRequest(BASE_URL)),
+      );
       if (response.status !== 200) {
         throw new Error(`the demo token request answered ${response.status}: ${response.text}`);
       }
@@ -152,6 +152,33 @@ export function useRestCatalogue(): RestCatalogue {
       return body.data as Data;
     },
   };
+}
+
+/** The demo partner's token request (OAuth client credentials) to the service at `base`. */
+export function demoTokenRequest(base: string): Request {
+  return new Request(`${base}${TOKEN_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: DEMO_CLIENT.id,
+      client_secret: DEMO_CLIENT.secret,
+    }),
+  });
+}
+
+/** A `fields` expression choosing every field at every level: `*` plus the on-request ones. */
+export function everyField(resource: Resource): string {
+  const items = ['*'];
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (field.kind === 'leaf') {
+      if (!field.standard) items.push(name);
+      continue;
+    }
+    const below = everyField(field.kind === 'object' ? field.fields : field.item);
+    if (!field.standard || below !== '*') items.push(`${name}(${below})`);
+  }
+  return items.join(',');
 }
 
 /** `?a=1&b=2` from pairs (repeats allowed), encoded as a browser would. */

@@ -19,7 +19,8 @@ export type DatabaseTemplates =
   | { kind: 'embedded'; files: Record<TemplateName, string>; directory: string }
   | { kind: 'postgres'; databases: Record<TemplateName, string> };
 
-async function fill(database: Parameters<typeof seedCatalogue>[0], template: TemplateName) {
+/** Migrates `database`, and for 'seeded' loads the shared catalogue into it. */
+export async function fill(database: Parameters<typeof seedCatalogue>[0], template: TemplateName) {
   await migrateToLatest(database.db);
   if (template === 'seeded')
     await seedCatalogue(database, { ...SEEDED_CATALOGUE, progress: false });

@@ -70,7 +70,10 @@ describe('authentication (decisions 2)', () => {
       client_id: DEMO_CLIENT.id,
       client_secret: 'not-the-secret',
     });
-    expectErrorBody(response, 401);
+    // RFC 6749 §5.2: credentials in the body are refused with 400 invalid_client, unchallenged.
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_client');
+    expect(response.headers.get('www-authenticate')).toBeNull();
     expect(response.body.access_token).toBeUndefined();
   });
 

@@ -9,6 +9,10 @@ import {
   type FieldSelection,
   type FieldsErrorReason,
 } from '../../src/rest/fields.ts';
+import { restRoutes } from '../../src/rest/routes/index.ts';
+import { expectErrorBody, query, useRestCatalogue } from '../helpers/rest.ts';
+
+const rest = useRestCatalogue();
 
 /** A selection with `*` at its level and the given named fields. */
 function withStar(children: Record<string, FieldSelection> = {}): FieldSelection {
@@ -478,5 +482,51 @@ describe('properties', () => {
       reason: 'too_deep',
       position: 16,
     });
+  });
+});
+
+/** Names every plain object inherits: a lookup that is not an own-property check finds them. */
+const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'];
+
+describe('names of Object.prototype', () => {
+  it.each(PROTOTYPE_NAMES)('%s parses as an ordinary name', (name) => {
+    const parsed = parseFields(`${name},category(${name})`);
+    expect(parsed).toEqual(only({ [name]: bare(), category: only({ [name]: bare() }) }));
+    expect(parseFields(formatFields(parsed))).toEqual(parsed);
+  });
+
+  /** A valid request to each route, by route id; the test fails when a route has none. */
+  const SAMPLE_REQUESTS: Record<string, { path: string; params: Record<string, string> }> = {
+    partnerSearchProducts: { path: '/partner-search/products', params: { ref: 'demo-ref' } },
+    partnerSearchProduct: { path: '/partner-search/products/41', params: { ref: 'demo-ref' } },
+    suggestions: { path: '/suggestions', params: {} },
+    categories: { path: '/categories', params: { q: 'b' } },
+    products: { path: '/products', params: {} },
+    productsById: { path: '/products/41', params: {} },
+    genericProducts: { path: '/v1/products', params: {} },
+    genericProduct: { path: '/v1/products/41', params: {} },
+    genericCategories: { path: '/v1/categories', params: {} },
+    genericCategory: { path: '/v1/categories/1', params: {} },
+    genericCategoryProducts: { path: '/v1/categories/1/products', params: {} },
+  };
+
+  it('has a sample request for every route', () => {
+    expect(Object.keys(SAMPLE_REQUESTS).sort()).toEqual(restRoutes.map((r) => r.id).sort());
+  });
+
+  describe.each(restRoutes.map((route) => ({ id: route.id, route })))('$id', ({ route }) => {
+    const sample = SAMPLE_REQUESTS[route.id]!;
+    const nested = Object.entries(route.resource.fields).find(([, f]) => f.kind !== 'leaf')![0];
+
+    it.each(PROTOTYPE_NAMES.flatMap((name) => [name, `${nested}.${name}`]))(
+      'fields=%s is an unknown name, not a defect',
+      async (fields) => {
+        const path = `${sample.path}${query({ market: 'se', ...sample.params, fields })}`;
+        const response = await (route.auth === 'partner' ? rest.partner(path) : rest.get(path));
+        const error = expectErrorBody(response, route.unknownNameStatus);
+        expect(error.details).toEqual([{ parameter: 'fields', reason: 'unknown' }]);
+        expect(error.message).toContain(`unknown field "${fields}"`);
+      },
+    );
   });
 });

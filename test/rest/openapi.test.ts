@@ -14,10 +14,10 @@ import {
   packageVersion,
   type OpenApiDocument,
 } from '../../src/rest/openapi.ts';
-import type { Resource } from '../../src/rest/resources.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import { TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
+import { demoTokenRequest, everyField } from '../helpers/rest.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
 const OPENAPI_FILE = new URL('../../docs/openapi.json', import.meta.url);
@@ -185,6 +185,7 @@ describe('the OpenAPI document', () => {
       '415',
       '429',
       '500',
+      '503',
     ]);
     expect(document.components.schemas.AccessToken).toMatchObject({
       required: ['access_token', 'expires_in', 'token_type'],
@@ -258,20 +259,6 @@ describe('/openapi.json and /docs', () => {
 // ---------------------------------------------------------------------------------------
 // Real answers against the documented schemas
 
-/** A `fields` expression choosing every field at every level: `*` plus the on-request ones. */
-function everyField(resource: Resource): string {
-  const items = ['*'];
-  for (const [name, field] of Object.entries(resource.fields)) {
-    if (field.kind === 'leaf') {
-      if (!field.standard) items.push(name);
-      continue;
-    }
-    const below = everyField(field.kind === 'object' ? field.fields : field.item);
-    if (!field.standard || below !== '*') items.push(`${name}(${below})`);
-  }
-  return items.join(',');
-}
-
 describe('real answers match the documented schemas', () => {
   const compile = schemaValidator();
   let token: string;
@@ -289,17 +276,7 @@ describe('real answers match the documented schemas', () => {
     operation.responses[status].content['application/json'].schema;
 
   beforeAll(async () => {
-    const response = await catalogue.app.fetch(
-      new Request(`http://test${TOKEN_PATH}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: DEMO_CLIENT.id,
-          client_secret: DEMO_CLIENT.secret,
-        }),
-      }),
-    );
+    const response = await catalogue.app.fetch(demoTokenRequest('http://test'));
     expect(response.status).toBe(200);
     const body = (await response.json()) as { access_token: string };
     check(body, responseSchema(document.paths[TOKEN_PATH]!.post!, '200'), 'token');

@@ -23,6 +23,7 @@ import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
+import { pageCost } from '../limits.ts';
 import { connectionOf, offsetPage } from '../pagination.ts';
 import {
   loadMarketScoped,
@@ -263,6 +264,7 @@ builder.queryField('categories', (t) =>
         description: `Text to find in category names (not blank, at most ${MAX_QUERY_LENGTH} characters; punctuation separates words).`,
       }),
     },
+    complexity: (args) => pageCost(CATEGORY_SEARCH_PAGE_LIMITS, args),
     resolve: async (_root, args, context) => {
       const scope = scopeFromArgs(args);
       const page = offsetPage(args, CATEGORY_SEARCH_PAGE_LIMITS);

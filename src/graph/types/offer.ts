@@ -16,6 +16,7 @@ import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
+import { pageCost } from '../limits.ts';
 import { connectionOf, offsetPage } from '../pagination.ts';
 import {
   marketKey,
@@ -164,6 +165,9 @@ OfferRef.implement({
     alternativePrices: t.loadableList({
       type: AlternativePriceRef,
       description: 'Other prices the shop offers for the item, each with its URL.',
+      // An offer has a few at most (the catalogue's have one or two), not a page's worth: with
+      // the default 10, a page of offers would cost three times what it holds.
+      complexity: { field: 1, multiplier: 3 },
       load: async (offers: OfferParent[], context) => {
         const rows = await findAlternativePrices(
           context.db,
@@ -245,6 +249,7 @@ builder.objectFields(ProductRef, (t) => ({
     type: OfferConnection,
     description: `The available offers in the market, cheapest first unless ordered otherwise (at most ${OFFER_PAGE_LIMITS.maxSize} per page).`,
     byPath: true,
+    complexity: (args) => pageCost(OFFER_PAGE_LIMITS, args),
     args: {
       ...t.arg.connectionArgs(),
       orderBy: t.arg({

@@ -63,6 +63,10 @@ builder.objectField(ProductRef, 'priceHistory', (t) =>
     },
     // One loader per field path: aliases asking for different `days` never share a batch.
     byPath: true,
+    complexity: ({ days }) => ({
+      field: 1,
+      multiplier: Math.min(days ?? PRICE_HISTORY_DAYS.default, PRICE_HISTORY_DAYS.max),
+    }),
     load: async (products: ProductParent[], context, args) => {
       const rows = await findRecentPriceHistory(
         context.db,

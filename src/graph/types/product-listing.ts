@@ -31,6 +31,7 @@ import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
+import { pageCost } from '../limits.ts';
 import { connectionOf, offsetPage, type OffsetPage } from '../pagination.ts';
 import { scopeKey, type Scope } from '../scope.ts';
 import { CategoryRef, findCategoryByReference, type CategoryParent } from './category.ts';
@@ -161,6 +162,11 @@ builder.queryField('products', (t) =>
           'The order of the list (not with ids or gtins). Default: RELEVANCE with a query, else POPULARITY.',
       }),
     },
+    // With ids or GTINs (a GTIN names one product), the page holds at most that many.
+    complexity: (args) =>
+      args.ids != null || args.gtins != null
+        ? pageCost(PRODUCT_PAGE_LIMITS, args, (args.ids?.length ?? 0) + (args.gtins?.length ?? 0))
+        : pageCost(PRODUCT_PAGE_LIMITS, args),
     resolve: async (_root, args, context) => {
       const scope = scopeFromArgs(args);
       const page = offsetPage(args, PRODUCT_PAGE_LIMITS);
@@ -238,6 +244,7 @@ builder.objectField(CategoryRef, 'products', (t) =>
         description: 'The order of the list (not RELEVANCE: there is no query here).',
       }),
     },
+    complexity: (args) => pageCost(PRODUCT_PAGE_LIMITS, args),
     load: async (categories: CategoryParent[], context, args) => {
       checkPriceTrend(args.priceTrend);
       const order = listingOrderOf(args.orderBy);

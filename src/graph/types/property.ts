@@ -111,6 +111,9 @@ PropertyRef.implement({
       nullable: false,
       description:
         'The nodes below this one, in display order (empty for a leaf). In `coreProperties`, only the core nodes below.',
+      // A product's tree is counted by `properties` (its nodes, once each): going down a
+      // level does not multiply it again.
+      complexity: { field: 1, multiplier: 1 },
       resolve: (p) => p.children,
     }),
   }),

@@ -1,0 +1,43 @@
+/**
+ * Opens the configured database for a command, holding the embedded data directory's lock for
+ * as long as the handle is open.
+ */
+import { redactUrl, type Config } from '../config.ts';
+import { openDatabase, type DatabaseHandle } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+import { lockDataDirectory } from './data-directory-lock.ts';
+
+export async function openCommandDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
+  const options = {
+    url: config.databaseUrl,
+    embeddedDataDir: config.embeddedDataDir,
+    poolSize: config.databasePoolSize,
+    onPoolError: (error: Error) =>
+      logger.warn({ err: error }, 'database connection lost; reconnecting'),
+  };
+  if (config.databaseUrl) {
+    logger.info({ database: redactUrl(config.databaseUrl) }, 'opening database');
+    return openDatabase(options);
+  }
+  logger.info({ database: 'embedded', dataDir: config.embeddedDataDir }, 'opening database');
+  if (config.embeddedDataDir.startsWith('memory://')) return openDatabase(options);
+
+  const release = await lockDataDirectory(config.embeddedDataDir, (error) => {
+    logger.fatal({ err: error }, 'lost the lock on the embedded data directory; stopping');
+    process.exit(1);
+  });
+  let database: DatabaseHandle;
+  try {
+    database = await openDatabase(options);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      await release();
+    },
+  };
+}

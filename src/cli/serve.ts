@@ -1,0 +1,110 @@
+/**
+ * `serve`: bind the port first (a port already taken fails at once, before any migration or
+ * seeding), answer "starting" on it while the database is prepared, then serve the app until
+ * SIGTERM or SIGINT, which drain it: no new connections, /readyz 503, every request already
+ * accepted answered (src/cli/connection-drain.ts), then the database closed and exit 0; or,
+ * when SHUTDOWN_DRAIN_SECONDS run out first, what was still in flight logged and exit 1.
+ */
+import { createServer, type Server } from 'node:http';
+import { createApp } from '../app.ts';
+import type { Config } from '../config.ts';
+import { prepareDatabase } from '../db/bootstrap.ts';
+import type { Logger } from '../logger.ts';
+import { trackConnections } from './connection-drain.ts';
+import { openCommandDatabase } from './database.ts';
+import { CommandError } from './errors.ts';
+import { createStartupResponder } from './startup-responder.ts';
+
+export async function serve(config: Config, logger: Logger): Promise<void> {
+  const startedAt = performance.now();
+  const startup = createStartupResponder();
+  const server = createServer(startup.listener);
+  const connections = trackConnections(server);
+  await listen(server, config);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port }, 'port bound; preparing the database');
+
+  const database = await openCommandDatabase(config, logger);
+  await prepareDatabase(database, config, logger, {
+    onStep: startup.setStep,
+    progress: process.stderr,
+  });
+  const app = createApp({ config, database, logger, draining: () => connections.draining });
+  server.off('request', startup.listener).on('request', app);
+  logger.info(
+    {
+      port,
+      graphql: `http://localhost:${port}/graphql`,
+      ms: Math.round(performance.now() - startedAt),
+    },
+    'listening',
+  );
+
+  let leaving = false;
+  /** Exits once the log lines are written (pino-pretty's worker thread too). */
+  const leave = (code: number) => {
+    if (leaving) return;
+    leaving = true;
+    logger.flush(() => process.exit(code));
+  };
+  const stop = async (signal: string) => {
+    if (connections.draining) return;
+    const stoppingAt = performance.now();
+    const drainSeconds = config.shutdownDrainSeconds;
+    let waitingFor = 'requests in flight';
+    logger.info({ signal, drainSeconds }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error(
+        { waitingFor, inFlight: connections.inFlight() },
+        `drain time of ${drainSeconds} s ran out; exiting`,
+      );
+      connections.destroyAll();
+      leave(1);
+    }, drainSeconds * 1000);
+    await connections.drain(() => logger.info('stopped accepting connections'));
+    waitingFor = 'the database to close';
+    try {
+      await database.close();
+    } catch (error) {
+      logger.error({ err: error }, 'closing the database failed');
+      leave(1);
+      return;
+    }
+    clearTimeout(timer);
+    logger.info(
+      {
+        ms: Math.round(performance.now() - stoppingAt),
+        answeredWhileDraining: connections.answeredWhileDraining(),
+      },
+      'stopped',
+    );
+    leave(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Binds HOST:PORT, or fails with a CommandError saying why in one line. */
+function listen(server: Server, config: Config): Promise<void> {
+  const where = `${config.host}:${config.port}`;
+  return new Promise((resolve, reject) => {
+    const fail = (error: NodeJS.ErrnoException) => {
+      const reasons: Record<string, string> = {
+        EADDRINUSE: `port ${config.port} is already in use (another process listens on ${where}); stop it or set PORT`,
+        EACCES: `not permitted to listen on ${where} (ports below 1024 need privileges); set PORT`,
+        EADDRNOTAVAIL: `cannot listen on ${where}: no such address on this machine; set HOST`,
+      };
+      reject(
+        new CommandError(
+          reasons[error.code ?? ''] ?? `cannot listen on ${where}: ${error.message}`,
+        ),
+      );
+    };
+    server.once('error', fail);
+    server.listen(config.port, config.host, () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Every request's bound in time (REQUEST_TIMEOUT_MS), and the signal that stops its remaining
+ * work: aborted when the deadline passes or when the client goes away (@whatwg-node/server
+ * aborts `request.signal` once the connection closes before the answer is complete). The app
+ * answers 503 at the deadline; the signal reaches the request's statements through the request
+ * context's database (src/context.ts), so nothing more is sent to the database for a request
+ * nobody waits for.
+ */
+
+/** The error a stopped request's next statement fails with (masked as TIMEOUT, a 503). */
+export class RequestStopped extends Error {
+  constructor(why: 'deadline' | 'client gone') {
+    super(why === 'deadline' ? 'the request took too long' : 'the client closed the connection');
+    this.name = 'RequestStopped';
+  }
+}
+
+export interface RequestDeadline {
+  /** Aborted, with a RequestStopped as its reason, at the deadline or when the client goes. */
+  readonly signal: AbortSignal;
+  /** Resolves when the deadline passes; never, once cleared. */
+  readonly passed: Promise<void>;
+  /** The request is answered: no deadline, and the client's leaving stops nothing any more. */
+  clear(): void;
+}
+
+export function startDeadline(clientSignal: AbortSignal, timeoutMs: number): RequestDeadline {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const passed = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new RequestStopped('deadline'));
+      resolve();
+    }, timeoutMs);
+  });
+  const clientGone = () => controller.abort(new RequestStopped('client gone'));
+  if (clientSignal.aborted) clientGone();
+  else clientSignal.addEventListener('abort', clientGone, { once: true });
+  return {
+    signal: controller.signal,
+    passed,
+    clear() {
+      clearTimeout(timer);
+      clientSignal.removeEventListener('abort', clientGone);
+    },
+  };
+}
+
+/**
+ * The signal of the request being served, by the request yoga and the REST engine hand to the
+ * context factory: both receive the same Request object the app routed.
+ */
+const workSignals = new WeakMap<Request, AbortSignal>();
+
+export function bindWorkSignal(request: Request, signal: AbortSignal): void {
+  workSignals.set(request, signal);
+}
+
+/** The request's signal; a request the app did not route (none in the service) never stops. */
+export function workSignalOf(request: Request): AbortSignal | undefined {
+  return workSignals.get(request);
+}

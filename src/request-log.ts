@@ -1,0 +1,100 @@
+/**
+ * One log line per request, and the request id on every line logged while one is served.
+ *
+ * The request being served is held in an AsyncLocalStorage, so whatever logs on its behalf
+ * (the handler, yoga, the response cache's Redis store) needs no logger handed down: the
+ * service's logger (logger.ts) stamps the id on each line, and the X-Request-Id a client
+ * reports finds every line about its request.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from './logger.ts';
+
+/** What a request's line reports besides its method, path, status, duration and size. */
+export interface RequestRecord {
+  requestId: string;
+  /** The metrics' route label: a REST route id, `graphql`, `token`, a path or `unmatched`. */
+  route: string;
+  /** The partner client, when the caller presented a valid token. */
+  clientId?: string;
+  /** Whether the response cache answered: a miss when any of the request's lookups missed. */
+  cache?: 'hit' | 'miss';
+  /**
+   * Set once the request is answered: what it started and outlives it (a pooled connection
+   * that fails later, say) logs under no request id rather than a stale one.
+   */
+  answered?: boolean;
+}
+
+const serving = new AsyncLocalStorage<RequestRecord>();
+
+/** Serves a request with its record as the current one. */
+export async function withinRequest<T>(record: RequestRecord, work: () => Promise<T>): Promise<T> {
+  try {
+    return await serving.run(record, work);
+  } finally {
+    record.answered = true;
+  }
+}
+
+/** The id of the request being served, for pino's `mixin`: a new object for each line. */
+export function currentRequestId(): { requestId?: string } {
+  const record = serving.getStore();
+  return record === undefined || record.answered ? {} : { requestId: record.requestId };
+}
+
+/** Notes a response cache lookup made for the request being served. */
+export function noteCacheLookup(hit: boolean): void {
+  const record = serving.getStore();
+  if (record === undefined) return;
+  record.cache = hit && record.cache !== 'miss' ? 'hit' : 'miss';
+}
+
+export interface RequestOutcome {
+  method: string;
+  path: string;
+  status: number;
+  seconds: number;
+  bytes: number;
+}
+
+/**
+ * The request line's writer. Successful requests (status below 400) are sampled at
+ * `sampleRate`; a 4xx or 5xx is always logged, since its request id may be asked about. A 5xx
+ * line is a warning (its cause is logged on its own, with the same request id).
+ */
+export function createRequestLog(logger: Logger, sampleRate: number) {
+  return (record: RequestRecord, outcome: RequestOutcome): void => {
+    if (outcome.status < 400 && !(Math.random() < sampleRate)) return;
+    const { requestId, route, clientId, cache } = record;
+    const { method, path, status, bytes } = outcome;
+    const line = {
+      requestId,
+      method,
+      route,
+      path,
+      status,
+      ms: Math.round(outcome.seconds * 10_000) / 10,
+      bytes,
+      clientId,
+      cache,
+    };
+    logger[status >= 500 ? 'warn' : 'info'](line, `${method} ${path} ${status}`);
+  };
+}
+
+/**
+ * The response to send and the size of its body. yoga's answers carry a Content-Length; a
+ * body without one (the REST answers, built with the global Response) is read once and sent
+ * from memory with its length: every answer here is built in memory anyway.
+ */
+export async function withBodySize(
+  response: Response,
+  Sized: typeof Response,
+): Promise<{ response: Response; bytes: number }> {
+  const declared = response.headers.get('content-length');
+  if (declared !== null) return { response, bytes: Number(declared) };
+  if (response.body === null) return { response, bytes: 0 };
+  const body = Buffer.from(await response.arrayBuffer());
+  const { status, statusText, headers } = response;
+  return { response: new Sized(body, { status, statusText, headers }), bytes: body.byteLength };
+}

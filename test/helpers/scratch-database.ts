@@ -1,0 +1,39 @@
+/**
+ * A test database on a scratch PostgreSQL cluster of its own (test/helpers/scratch-cluster.ts),
+ * for tests that need what only a server does (statement_timeout enforced, locks taken from
+ * another connection) in a pass whose database is PGlite. It is migrated or seeded like the
+ * run's templates; `dispose()` closes it and destroys the cluster.
+ */
+import { openDatabase } from '../../src/db/client.ts';
+import { onConnection, openServerTestDatabase, type TestDatabase } from './database.ts';
+import { requirePrerequisite } from './prerequisites.ts';
+import { createScratchCluster, postgresBinDir } from './scratch-cluster.ts';
+import { fill, type TemplateName } from './templates.ts';
+
+const DATABASE = 'catalogue';
+
+export async function createScratchDatabase(
+  contents: TemplateName,
+): Promise<TestDatabase & { url: string }> {
+  requirePrerequisite(
+    postgresBinDir !== undefined,
+    "tests on a server of their own need PostgreSQL 15's server binaries (initdb, pg_ctl) " +
+      'under /usr/lib/postgresql: apt-get install postgresql-15',
+  );
+  const cluster = await createScratchCluster();
+  try {
+    const url = cluster.url(DATABASE);
+    await onConnection(cluster.url(), (client) => client.query(`create database ${DATABASE}`));
+    // Filled through a handle of its own, so that the test's statement log starts empty.
+    const filling = await openDatabase({ url });
+    try {
+      await fill(filling, contents);
+    } finally {
+      await filling.close();
+    }
+    return await openServerTestDatabase(url, () => cluster.destroy());
+  } catch (error) {
+    await cluster.destroy();
+    throw error;
+  }
+}
