@@ -5,16 +5,20 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import type { CategoriesTable, Database } from '../types.ts';
+import { executePrepared } from '../prepared.ts';
 import { anyOf } from './sql.ts';
 
 export type CategoryRow = Selectable<CategoriesTable>;
 
 export function findCategoriesByIds(db: Kysely<Database>, ids: readonly number[]) {
-  return db.selectFrom('categories').selectAll().where('id', '=', anyOf(ids)).execute();
+  return executePrepared(db, db.selectFrom('categories').selectAll().where('id', '=', anyOf(ids)));
 }
 
 export function findCategoriesBySlugs(db: Kysely<Database>, slugs: readonly string[]) {
-  return db.selectFrom('categories').selectAll().where('slug', '=', anyOf(slugs)).execute();
+  return executePrepared(
+    db,
+    db.selectFrom('categories').selectAll().where('slug', '=', anyOf(slugs)),
+  );
 }
 
 export function findChildCategories(db: Kysely<Database>, parentIds: readonly number[]) {

@@ -3,7 +3,7 @@
  * there, once). Keys are (product, market) pairs passed as two parallel arrays, so one
  * statement serves any number of products and markets.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import {
   STOCK_STATUSES,
@@ -12,11 +12,23 @@ import {
   type OffersTable,
   type StockStatus,
 } from '../types.ts';
+import { executePrepared } from '../prepared.ts';
 import { anyOf, productMarketKeyTable, type ProductMarketKey } from './sql.ts';
 
 export type { ProductMarketKey };
 
 export type OfferRow = Selectable<OffersTable>;
+export type OfferColumn = keyof OfferRow & string;
+
+/** What a page of offers always carries: the offer and the (product, market) key it belongs to. */
+const OFFER_KEY_COLUMNS = ['id', 'product_id', 'market'] as const satisfies OfferColumn[];
+
+/** `o.<column>, …` for the columns asked for and the key, or `o.*` without a list. */
+function offerColumns(columns: readonly OfferColumn[] | undefined): RawBuilder<unknown> {
+  if (!columns) return sql`o.*`;
+  const wanted = [...new Set([...OFFER_KEY_COLUMNS, ...columns])];
+  return sql.join(wanted.map((column) => sql.ref(`o.${column}`)));
+}
 
 export const OFFER_ORDERS = {
   PRICE: sql`o.price, o.id`,
@@ -31,16 +43,19 @@ export interface RankedOfferRow extends OfferRow {
   total: number;
 }
 
-/** A page of each key's available offers, in the given order. */
+/** A page of each key's available offers, in the given order: every column, or those given. */
 export async function findAvailableOffersPage(
   db: Kysely<Database>,
   keys: readonly ProductMarketKey[],
   page: { offset: number; limit: number; order: OfferOrder },
+  columns?: readonly OfferColumn[],
 ): Promise<RankedOfferRow[]> {
   const order = OFFER_ORDERS[page.order];
-  const { rows } = await sql<RankedOfferRow>`
+  return executePrepared(
+    db,
+    sql<RankedOfferRow>`
     select * from (
-      select o.*,
+      select ${offerColumns(columns)},
              (row_number() over (partition by o.product_id, o.market order by ${order}) - 1)::int
                as position,
              (count(*) over (partition by o.product_id, o.market))::int as total
@@ -48,21 +63,27 @@ export async function findAvailableOffersPage(
         join ${productMarketKeyTable(keys)} on o.product_id = k.product_id and o.market = k.market
     ) ranked
     where position >= ${page.offset} and position < ${page.offset + page.limit}
-    order by product_id, market, position`.execute(db);
-  return rows;
+    order by product_id, market, position`,
+  );
 }
 
-/** The cheapest available offer of each key (none for a key without available offers). */
+/**
+ * The cheapest available offer of each key (none for a key without available offers): every
+ * column, or those given.
+ */
 export async function findCheapestOffers(
   db: Kysely<Database>,
   keys: readonly ProductMarketKey[],
+  columns?: readonly OfferColumn[],
 ): Promise<OfferRow[]> {
-  const { rows } = await sql<OfferRow>`
-    select distinct on (o.product_id, o.market) o.*
+  return executePrepared(
+    db,
+    sql<OfferRow>`
+    select distinct on (o.product_id, o.market) ${offerColumns(columns)}
       from available_offers o
       join ${productMarketKeyTable(keys)} on o.product_id = k.product_id and o.market = k.market
-     order by o.product_id, o.market, o.price, o.id`.execute(db);
-  return rows;
+     order by o.product_id, o.market, o.price, o.id`,
+  );
 }
 
 export interface PriceSummaryRow {
@@ -87,7 +108,9 @@ export async function summariseAvailableOffers(
   keys: readonly ProductMarketKey[],
 ): Promise<PriceSummaryRow[]> {
   const statusRank = sql`array_position(${[...STOCK_STATUSES]}::text[], o.stock_status)`;
-  const { rows } = await sql<PriceSummaryRow>`
+  return executePrepared(
+    db,
+    sql<PriceSummaryRow>`
     select o.product_id, o.market,
            count(*)::int as offer_count,
            min(o.price) filter (where o.condition = 'CONDITION_NEW') as regular,
@@ -96,21 +119,23 @@ export async function summariseAvailableOffers(
            (${[...STOCK_STATUSES]}::text[])[min(${statusRank})] as best_stock_status
       from available_offers o
       join ${productMarketKeyTable(keys)} on o.product_id = k.product_id and o.market = k.market
-     group by o.product_id, o.market`.execute(db);
-  return rows;
+     group by o.product_id, o.market`,
+  );
 }
 
 export function findAlternativePrices(
   db: Kysely<Database>,
   offerIds: readonly number[],
 ): Promise<Selectable<OfferAlternativePricesTable>[]> {
-  return db
-    .selectFrom('offer_alternative_prices')
-    .selectAll()
-    .where('offer_id', '=', anyOf(offerIds))
-    .orderBy('offer_id')
-    .orderBy('position')
-    .execute();
+  return executePrepared(
+    db,
+    db
+      .selectFrom('offer_alternative_prices')
+      .selectAll()
+      .where('offer_id', '=', anyOf(offerIds))
+      .orderBy('offer_id')
+      .orderBy('position'),
+  );
 }
 
 /** Available offers by id (offers that became unavailable are not found). */

@@ -1,12 +1,23 @@
 /** Products and their GTINs: plain Kysely functions, one statement each. */
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ProductsTable } from '../types.ts';
+import { executePrepared } from '../prepared.ts';
 import { anyOf } from './sql.ts';
 
 export type ProductRow = Selectable<ProductsTable>;
+export type ProductColumn = keyof ProductRow & string;
 
-export function findProductsByIds(db: Kysely<Database>, ids: readonly number[]) {
-  return db.selectFrom('products').selectAll().where('id', '=', anyOf(ids)).execute();
+/** Products by id: every column, or only those given (the id always). */
+export function findProductsByIds(
+  db: Kysely<Database>,
+  ids: readonly number[],
+  columns?: readonly ProductColumn[],
+): Promise<ProductRow[]> {
+  const query = db.selectFrom('products').where('id', '=', anyOf(ids));
+  return executePrepared(
+    db,
+    columns ? query.select([...new Set(['id' as const, ...columns])]) : query.selectAll(),
+  ) as Promise<ProductRow[]>;
 }
 
 /** GTIN → product id for the GTINs that exist. */
@@ -23,10 +34,12 @@ export async function findProductIdsByGtins(
 }
 
 export function findGtinsOfProducts(db: Kysely<Database>, productIds: readonly number[]) {
-  return db
-    .selectFrom('gtins')
-    .select(['gtin', 'product_id'])
-    .where('product_id', '=', anyOf(productIds))
-    .orderBy('gtin')
-    .execute();
+  return executePrepared(
+    db,
+    db
+      .selectFrom('gtins')
+      .select(['gtin', 'product_id'])
+      .where('product_id', '=', anyOf(productIds))
+      .orderBy('gtin'),
+  );
 }

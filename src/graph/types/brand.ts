@@ -3,6 +3,7 @@ import { findBrandsByIds, type BrandRow } from '../../db/repositories/brands.ts'
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { oneByKey } from '../grouping.ts';
+import { columns } from '../selection.ts';
 import { ProductRef } from './product.ts';
 
 export const BrandRef = builder.loadableNode('Brand', {
@@ -22,6 +23,7 @@ export const BrandRef = builder.loadableNode('Brand', {
 
 builder.objectField(ProductRef, 'brand', (t) =>
   t.field({
+    ...columns('brand_id'),
     type: BrandRef,
     nullable: true,
     description: 'The product’s brand; null for unbranded products.',

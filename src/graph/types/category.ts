@@ -33,6 +33,7 @@ import {
   type Scope,
   type Scoped,
 } from '../scope.ts';
+import { columns } from '../selection.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { scopeArgs, scopeFromArgs } from './market.ts';
 import { MoneyRef, moneyIn } from './money.ts';
@@ -173,6 +174,7 @@ const marketStatsLoader = createContextCache(
 
 builder.objectField(ProductRef, 'category', (t) =>
   t.loadable({
+    ...columns('category_id'),
     type: CategoryRef,
     description: 'The product’s (leaf) category.',
     load: async (products: { categoryId: number; scope: Scope }[], context) => {

@@ -8,15 +8,18 @@ import {
   findAvailableOffersPage,
   findCheapestOffers,
   summariseAvailableOffers,
+  type OfferColumn,
   type OfferOrder,
   type OfferRow,
 } from '../../db/repositories/offers.ts';
 import { PRODUCT_CONDITIONS, STOCK_STATUSES } from '../../db/types.ts';
 import type { MarketCode } from '../../markets.ts';
+import type { GraphQLResolveInfo } from 'graphql';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
+import { unionOfColumns } from '../row-loader.ts';
 import { connectionOf, offsetPage } from '../pagination.ts';
 import {
   marketKey,
@@ -26,11 +29,33 @@ import {
   tagUrlWithRef,
   type Scoped,
 } from '../scope.ts';
+import { columns, CONNECTION_ITEMS, selectedColumns, type RowType } from '../selection.ts';
 import { MarketEnum } from './market.ts';
 import { MoneyRef, moneyIn, PeriodPriceRef, periodPrice, type MoneyShape } from './money.ts';
 import { ProductRef, type ProductParent } from './product.ts';
 
 export type OfferParent = Scoped<OfferRow>;
+
+/** The offers table behind Offer: its fields declare the columns they read. */
+export const OFFER_ROW: RowType<OfferColumn> = {
+  typeName: 'Offer',
+  always: ['id', 'product_id', 'market'],
+};
+
+/** A product whose offers are loaded, and the offer columns the selection shows. */
+interface OffersOfProduct {
+  product: ProductParent;
+  columns: readonly OfferColumn[];
+}
+
+/** The key of a product's offers (the selection is the same for every key of a path's loader). */
+function offersOf(
+  product: ProductParent,
+  info: GraphQLResolveInfo,
+  paths?: readonly (readonly string[])[],
+) {
+  return { product, columns: selectedColumns(info, OFFER_ROW, paths) };
+}
 
 export const OFFER_PAGE_LIMITS = { defaultSize: 20, maxSize: 250 } as const;
 
@@ -100,24 +125,29 @@ OfferRef.implement({
     offerId: t.int({ description: 'The numeric offer id.', resolve: (o) => o.row.id }),
     market: t.field({ type: MarketEnum, description: 'The market.', resolve: (o) => o.row.market }),
     offerName: t.string({
+      ...columns('offer_name'),
       description: 'The shop’s name for the item.',
       resolve: (o) => o.row.offer_name,
     }),
     url: t.string({
+      ...columns('url'),
       description: 'Where to buy; carries the partner `ref` when the query gave one.',
       resolve: (o) => tagUrlWithRef(o.row.url, o.scope.ref),
     }),
     productCondition: t.field({
+      ...columns('condition'),
       type: ProductConditionEnum,
       description: 'Condition of the item.',
       resolve: (o) => o.row.condition,
     }),
     stockStatus: t.field({
+      ...columns('stock_status'),
       type: StockStatusEnum,
       description: 'Stock state at the shop.',
       resolve: (o) => o.row.stock_status,
     }),
     price: t.field({
+      ...columns('price', 'currency', 'price_including_shipping'),
       type: MoneyRef,
       description: 'The current price, with shipping where the shop states it.',
       resolve: (o) => ({
@@ -127,6 +157,7 @@ OfferRef.implement({
       }),
     }),
     memberPrice: t.field({
+      ...columns('currency', 'member_price', 'member_price_start', 'member_price_end'),
       type: PeriodPriceRef,
       nullable: true,
       description: 'Price for members of the shop’s club, with its validity period.',
@@ -139,6 +170,7 @@ OfferRef.implement({
         ),
     }),
     salesPrice: t.field({
+      ...columns('currency', 'sales_price', 'sales_price_start', 'sales_price_end'),
       type: PeriodPriceRef,
       nullable: true,
       description: 'Campaign price, with its validity period.',
@@ -151,6 +183,7 @@ OfferRef.implement({
         ),
     }),
     originalPrice: t.field({
+      ...columns('currency', 'original_price', 'original_price_start', 'original_price_end'),
       type: PeriodPriceRef,
       nullable: true,
       description: 'The price before a reduction, with its period.',
@@ -163,6 +196,7 @@ OfferRef.implement({
         ),
     }),
     alternativePrices: t.loadableList({
+      ...columns('currency'),
       type: AlternativePriceRef,
       description: 'Other prices the shop offers for the item, each with its URL.',
       // An offer has a few at most (the catalogue's have one or two), not a page's worth: with
@@ -191,6 +225,7 @@ OfferRef.implement({
       resolve: (o) => o,
     }),
     updatedAt: t.field({
+      ...columns('updated_at'),
       type: 'DateTime',
       description: 'When the shop last reported this offer.',
       resolve: (o) => o.row.updated_at,
@@ -258,13 +293,15 @@ builder.objectFields(ProductRef, (t) => ({
         description: 'The order of the offers.',
       }),
     },
-    load: async (products: ProductParent[], context, args) => {
+    load: async (keys: OffersOfProduct[], context, args) => {
+      const products = keys.map((key) => key.product);
       const page = offsetPage(args, OFFER_PAGE_LIMITS);
-      const rows = await findAvailableOffersPage(context.db, products.map(productMarketKey), {
-        offset: page.offset,
-        limit: page.limit,
-        order: args.orderBy ?? 'PRICE',
-      });
+      const rows = await findAvailableOffersPage(
+        context.db,
+        products.map(productMarketKey),
+        { offset: page.offset, limit: page.limit, order: args.orderBy ?? 'PRICE' },
+        keys[0]!.columns,
+      );
       // Each row carries its product's total; a page past the end has no row to carry it,
       // so those products are counted on demand, all in one statement.
       let counts: Promise<Map<string, number>> | undefined;
@@ -280,21 +317,29 @@ builder.objectFields(ProductRef, (t) => ({
         return connectionOf(page, group.map(offerIn(product)), total);
       });
     },
-    loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),
-    resolve: (product) => product,
+    loaderOptions: loaderOptions({ cacheKeyFn: (key: OffersOfProduct) => scopeKey(key.product) }),
+    resolve: (product, _args, _context, info) => offersOf(product, info, CONNECTION_ITEMS),
   }),
   lowestPrice: t.loadable({
     type: OfferRef,
     nullable: true,
     description: 'The cheapest available offer in the market, with its shop; null without offers.',
-    load: async (products: ProductParent[], context) => {
-      const rows = await findCheapestOffers(context.db, products.map(productMarketKey));
+    load: async (keys: OffersOfProduct[], context) => {
+      const products = keys.map((key) => key.product);
+      const rows = await findCheapestOffers(
+        context.db,
+        products.map(productMarketKey),
+        unionOfColumns(keys),
+      );
       return oneByKey(products.map(marketKey), rows, marketKeyOfRow).map((row, index) =>
         row ? offerIn(products[index]!)(row) : null,
       );
     },
-    loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),
-    resolve: (product) => product,
+    // Not per path: selections differ between keys, so the cache key names the columns.
+    loaderOptions: loaderOptions({
+      cacheKeyFn: (key: OffersOfProduct) => `${scopeKey(key.product)}/${key.columns.join()}`,
+    }),
+    resolve: (product, _args, _context, info) => offersOf(product, info),
   }),
   offerSummary: t.loadable({
     type: OfferSummaryRef,

@@ -5,6 +5,7 @@
  * product.
  */
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
+import type { GraphQLResolveInfo } from 'graphql';
 import {
   countProducts,
   countProductsInCategories,
@@ -24,7 +25,7 @@ import {
   type SearchOrder,
   type TextSearch,
 } from '../../db/repositories/product-search.ts';
-import { findProductIdsByGtins } from '../../db/repositories/products.ts';
+import { findProductIdsByGtins, type ProductColumn } from '../../db/repositories/products.ts';
 import { badUserInput } from '../../errors.ts';
 import type { RequestContext } from '../../context.ts';
 import type { MarketCode } from '../../markets.ts';
@@ -34,9 +35,10 @@ import { groupByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import { connectionOf, offsetPage, type OffsetPage } from '../pagination.ts';
 import { scopeKey, type Scope } from '../scope.ts';
+import { CONNECTION_ITEMS, selectedColumns } from '../selection.ts';
 import { CategoryRef, findCategoryByReference, type CategoryParent } from './category.ts';
 import { scopeArgs, scopeFromArgs } from './market.ts';
-import { ProductConnection, ProductRef, type ProductParent } from './product.ts';
+import { PRODUCT_ROW, ProductConnection, productRows, type ProductParent } from './product.ts';
 
 export const PRODUCT_PAGE_LIMITS = { defaultSize: 20, maxSize: 250 } as const;
 const MAX_IDS = 20;
@@ -120,24 +122,38 @@ function listingOrderOf(orderBy: SearchOrder | null | undefined): ListingOrder {
   return orderBy ?? 'POPULARITY';
 }
 
+/** The columns of the products a connection field's selection shows. */
+function listedProductColumns(info: GraphQLResolveInfo): ProductColumn[] {
+  return selectedColumns(info, PRODUCT_ROW, CONNECTION_ITEMS);
+}
+
+/** The products of these ids seen in the scope, in order; ids of unknown products left out. */
+async function loadProducts(
+  context: RequestContext,
+  scope: Scope,
+  ids: readonly number[],
+  columns: readonly ProductColumn[],
+): Promise<ProductParent[]> {
+  const rows = await productRows(context).loadMany(ids.map((id) => ({ id, columns })));
+  return rows.flatMap((row) => {
+    if (row instanceof Error) throw row;
+    return row ? [{ row, scope }] : [];
+  });
+}
+
 /** Resolves ids and GTINs to known products, in the order given, duplicates collapsed. */
 async function lookUpProducts(
   context: RequestContext,
   scope: Scope,
   ids: readonly number[],
   gtins: readonly string[],
+  columns: readonly ProductColumn[],
 ): Promise<ProductParent[]> {
   if (ids.some((id) => id < 1))
     throw badUserInput('ids must be positive integers', 'ids', 'out_of_range');
   const byGtin = gtins.length > 0 ? await findProductIdsByGtins(context.db, gtins) : new Map();
   const wanted = [...new Set([...ids, ...gtins.flatMap((gtin) => byGtin.get(gtin) ?? [])])];
-  const loaded = await ProductRef.getDataloader(context).loadMany(
-    wanted.map((id) => `${scope.market}:${id}`),
-  );
-  return loaded.flatMap((product) => {
-    if (product instanceof Error) throw product;
-    return product ? [{ row: product.row, scope }] : [];
-  });
+  return loadProducts(context, scope, wanted, columns);
 }
 
 builder.queryField('products', (t) =>
@@ -167,9 +183,10 @@ builder.queryField('products', (t) =>
       args.ids != null || args.gtins != null
         ? pageCost(PRODUCT_PAGE_LIMITS, args, (args.ids?.length ?? 0) + (args.gtins?.length ?? 0))
         : pageCost(PRODUCT_PAGE_LIMITS, args),
-    resolve: async (_root, args, context) => {
+    resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       const page = offsetPage(args, PRODUCT_PAGE_LIMITS);
+      const columns = listedProductColumns(info);
       if (args.ids != null || args.gtins != null) {
         const ids = args.ids ?? [];
         const gtins = args.gtins ?? [];
@@ -179,7 +196,7 @@ builder.queryField('products', (t) =>
         if (args.category != null || args.priceTrend != null || args.query != null) {
           throw badUserInput('ids and gtins take no other filter', 'ids', 'exclusive');
         }
-        const products = await lookUpProducts(context, scope, ids, gtins);
+        const products = await lookUpProducts(context, scope, ids, gtins, columns);
         return connectionOf(
           page,
           products.slice(page.offset, page.offset + page.limit),
@@ -204,12 +221,7 @@ builder.queryField('products', (t) =>
               args.orderBy ?? 'RELEVANCE',
               page,
             );
-      const products = await ProductRef.getDataloader(context).loadMany(
-        ids.map((id) => `${scope.market}:${id}`),
-      );
-      const listed = products.flatMap((p) =>
-        p && !(p instanceof Error) ? [{ row: p.row, scope }] : [],
-      );
+      const listed = await loadProducts(context, scope, ids, columns);
       return connectionOf(page, listed, () =>
         text === undefined
           ? countProducts(context.db, filter)
@@ -230,6 +242,12 @@ async function categoryIdOf(context: RequestContext, reference: string) {
   return row;
 }
 
+/** A category whose products are listed, and the product columns its selection shows. */
+interface CategoryProductsKey {
+  category: CategoryParent;
+  productColumns: readonly ProductColumn[];
+}
+
 builder.objectField(CategoryRef, 'products', (t) =>
   t.loadable({
     type: ProductConnection,
@@ -245,7 +263,8 @@ builder.objectField(CategoryRef, 'products', (t) =>
       }),
     },
     complexity: (args) => pageCost(PRODUCT_PAGE_LIMITS, args),
-    load: async (categories: CategoryParent[], context, args) => {
+    load: async (keys: CategoryProductsKey[], context, args) => {
+      const categories = keys.map((key) => key.category);
       checkPriceTrend(args.priceTrend);
       const order = listingOrderOf(args.orderBy);
       const page: OffsetPage = offsetPage(args as DefaultConnectionArguments, PRODUCT_PAGE_LIMITS);
@@ -253,8 +272,9 @@ builder.objectField(CategoryRef, 'products', (t) =>
       const filter: ListingFilter = { market, priceTrend: args.priceTrend ?? undefined };
       const categoryIds = categories.map((c) => c.row.id);
       const rows = await listProductIdsInCategories(context.db, categoryIds, filter, order, page);
-      const products = await ProductRef.getDataloader(context).loadMany(
-        rows.map((row) => `${market}:${row.product_id}`),
+      // One selection per path (the loader is per path), so every key asks the same columns.
+      const products = await productRows(context).loadMany(
+        rows.map((row) => ({ id: row.product_id, columns: keys[0]!.productColumns })),
       );
       const byCategory = groupByKey(
         categoryIds,
@@ -265,9 +285,7 @@ builder.objectField(CategoryRef, 'products', (t) =>
       return byCategory.map((items, index) => {
         const category = categories[index]!;
         const listed = items.flatMap(({ product }) =>
-          product && !(product instanceof Error)
-            ? [{ row: product.row, scope: category.scope }]
-            : [],
+          product && !(product instanceof Error) ? [{ row: product, scope: category.scope }] : [],
         );
         return connectionOf(page, listed, async () => {
           totals ??= countProductsInCategories(context.db, categoryIds, filter);
@@ -276,8 +294,11 @@ builder.objectField(CategoryRef, 'products', (t) =>
       });
     },
     loaderOptions: loaderOptions({
-      cacheKeyFn: scopeKey,
+      cacheKeyFn: (key: CategoryProductsKey) => scopeKey(key.category),
     }),
-    resolve: (category) => category,
+    resolve: (category, _args, _context, info): CategoryProductsKey => ({
+      category,
+      productColumns: listedProductColumns(info),
+    }),
   }),
 );

@@ -5,17 +5,28 @@
 import {
   findGtinsOfProducts,
   findProductsByIds,
+  type ProductColumn,
   type ProductRow,
 } from '../../db/repositories/products.ts';
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
+import { rowLoader } from '../row-loader.ts';
 import { loadMarketScoped, marketKey, scoped, type Scoped } from '../scope.ts';
+import { columns, selectedColumns, type RowType } from '../selection.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum, scopeArgs, scopeFromArgs } from './market.ts';
 
 export type ProductParent = Scoped<ProductRow>;
+
+/** The products table behind Product: its fields declare the columns they read. */
+export const PRODUCT_ROW: RowType<ProductColumn> = { typeName: 'Product', always: ['id'] };
+
+/** Product rows with only the columns a selection needs (selection.ts). */
+export const productRows = rowLoader((context, ids, columns: ProductColumn[]) =>
+  findProductsByIds(context.db, ids, columns),
+);
 
 export const ProductRef = builder.loadableNodeRef('Product', {
   id: { resolve: (product: ProductParent) => marketKey(product) },
@@ -36,21 +47,29 @@ ProductRef.implement({
       description: 'The market this product is seen in; every price below is in it.',
       resolve: (p) => p.scope.market,
     }),
-    name: t.string({ description: 'The product name.', resolve: (p) => p.row.name }),
+    name: t.string({
+      ...columns('name'),
+      description: 'The product name.',
+      resolve: (p) => p.row.name,
+    }),
     description: t.string({
+      ...columns('description'),
       nullable: true,
       description: 'A short description.',
       resolve: (p) => p.row.description,
     }),
     popularity: t.int({
+      ...columns('popularity'),
       description: 'Relative popularity (higher is more popular).',
       resolve: (p) => p.row.popularity,
     }),
     rankWithinCategory: t.int({
+      ...columns('rank_within_category'),
       description: 'Popularity rank within its category, 1 being the most popular.',
       resolve: (p) => p.row.rank_within_category,
     }),
     images: t.field({
+      ...columns('image_small_url', 'image_large_url'),
       type: ImageUrlsRef,
       description: 'The product picture; both URLs null when there is none.',
       resolve: (p) => ({ small: p.row.image_small_url, large: p.row.image_large_url }),
@@ -84,11 +103,14 @@ builder.queryField('product', (t) =>
       ...scopeArgs,
       id: t.arg.int({ required: true, description: 'The numeric product id.' }),
     },
-    resolve: async (_root, args, context) => {
+    resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       if (args.id < 1) throw badUserInput('id must be a positive integer', 'id', 'out_of_range');
-      const found = await ProductRef.getDataloader(context).load(`${scope.market}:${args.id}`);
-      return found ? scoped<ProductRow>(scope)(found.row) : null;
+      const row = await productRows(context).load({
+        id: args.id,
+        columns: selectedColumns(info, PRODUCT_ROW),
+      });
+      return row ? scoped<ProductRow>(scope)(row) : null;
     },
   }),
 );

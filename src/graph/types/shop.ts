@@ -1,11 +1,21 @@
 /** Shop: a store selling in one market. */
-import { findShopsByIds, type ShopRow } from '../../db/repositories/shops.ts';
+import { findShopsByIds, type ShopColumn, type ShopRow } from '../../db/repositories/shops.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { oneByKey } from '../grouping.ts';
+import { rowLoader } from '../row-loader.ts';
+import { columns, selectedColumns, type RowType } from '../selection.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum } from './market.ts';
 import { OfferRef } from './offer.ts';
+
+/** The shops table behind Shop: its fields declare the columns they read. */
+const SHOP_ROW: RowType<ShopColumn> = { typeName: 'Shop', always: ['id'] };
+
+/** Shop rows with only the columns a selection needs (selection.ts). */
+const shopRows = rowLoader((context, ids, columns: ShopColumn[]) =>
+  findShopsByIds(context.db, ids, columns),
+);
 
 export const ShopRef = builder.loadableNode('Shop', {
   description: 'A shop selling in one market.',
@@ -18,10 +28,15 @@ export const ShopRef = builder.loadableNode('Shop', {
   },
   fields: (t) => ({
     shopId: t.exposeInt('id', { description: 'The numeric shop id.' }),
-    name: t.exposeString('name', { description: 'The shop name.' }),
-    url: t.exposeString('url', { description: 'The shop’s home page.' }),
-    market: t.expose('market', { type: MarketEnum, description: 'The market the shop sells in.' }),
+    name: t.exposeString('name', { ...columns('name'), description: 'The shop name.' }),
+    url: t.exposeString('url', { ...columns('url'), description: 'The shop’s home page.' }),
+    market: t.expose('market', {
+      ...columns('market'),
+      type: MarketEnum,
+      description: 'The market the shop sells in.',
+    }),
     logo: t.field({
+      ...columns('logo_small_url', 'logo_large_url'),
       type: ImageUrlsRef,
       description: 'The shop logo; both URLs null when there is none.',
       resolve: (shop) => ({ small: shop.logo_small_url, large: shop.logo_large_url }),
@@ -31,9 +46,15 @@ export const ShopRef = builder.loadableNode('Shop', {
 
 builder.objectField(OfferRef, 'shop', (t) =>
   t.field({
+    ...columns('shop_id'),
     type: ShopRef,
     description: 'The shop making the offer.',
-    resolve: (offer) => String(offer.row.shop_id),
+    resolve: async (offer, _args, context, info) => {
+      const id = offer.row.shop_id;
+      const shop = await shopRows(context).load({ id, columns: selectedColumns(info, SHOP_ROW) });
+      if (!shop) throw new Error(`shop ${id} of offer ${offer.row.id} is missing`);
+      return shop;
+    },
   }),
 );
 

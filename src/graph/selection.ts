@@ -1,0 +1,109 @@
+/**
+ * The table columns a query's selection needs, derived once from the resolve info: each field
+ * of a row-backed type declares the columns its resolver reads (`columns(...)` in its
+ * extensions), and a loader reads the union of what the selected fields declare, so a page of
+ * offers asking for a price does not carry every offer's six timestamps and URL.
+ *
+ * Fragments, inline fragments and @skip/@include count as execution counts them (graphql-tools'
+ * field collection, graphql-js's algorithm, does the walk; deferred fragments count too). A selection is the same for every item of a list, so it
+ * is computed once per field node list and request (the arrays are shared by every item, in
+ * graphql-js and in compiled execution alike).
+ */
+import { collectSubFields } from '@graphql-tools/utils';
+import {
+  getNamedType,
+  isObjectType,
+  type FieldNode,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+} from 'graphql';
+
+const COLUMNS_EXTENSION = 'columns';
+
+/** A field's extensions declaring the columns its resolver reads from its parent's row. */
+export function columns<Column extends string>(
+  ...names: Column[]
+): { extensions: { [COLUMNS_EXTENSION]: readonly Column[] } } {
+  return { extensions: { [COLUMNS_EXTENSION]: names } };
+}
+
+/**
+ * A row-backed type: its name in the schema and the columns every load reads whatever is
+ * selected (keys and what scoping needs).
+ */
+export interface RowType<Column extends string> {
+  typeName: string;
+  always: readonly Column[];
+}
+
+/**
+ * The fields selected below the current field, where the object of `typeName` is: at the
+ * field itself, or down a path of fields (`['edges', 'node']` for a connection's items).
+ */
+function selectedFieldNodes(
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+): { type: GraphQLObjectType; fields: Map<string, readonly FieldNode[]> } | undefined {
+  let type = getNamedType(info.returnType);
+  let nodes: readonly FieldNode[] = info.fieldNodes;
+  for (const step of [...path, undefined]) {
+    if (!isObjectType(type)) return undefined;
+    const collected = collectSubFields(
+      info.schema,
+      info.fragments,
+      info.variableValues,
+      type,
+      nodes as FieldNode[],
+    );
+    const fields = new Map(collected.fields);
+    for (const patch of collected.patches) {
+      for (const [key, group] of patch.fields)
+        fields.set(key, [...(fields.get(key) ?? []), ...group]);
+    }
+    if (step === undefined) return { type, fields };
+    const stepNodes = [...fields.values()].flatMap((group) =>
+      group[0]!.name.value === step ? group : [],
+    );
+    if (stepNodes.length === 0) return undefined;
+    type = getNamedType(type.getFields()[step]!.type);
+    nodes = stepNodes;
+  }
+  return undefined;
+}
+
+/** Where a connection's items are in its selection. */
+export const CONNECTION_ITEMS = [['edges', 'node']] as const;
+
+const cache = new WeakMap<readonly FieldNode[], WeakMap<object, Map<string, string[]>>>();
+
+/**
+ * The sorted columns of `rowType` the selection needs at the end of each path (the field
+ * itself by default; CONNECTION_ITEMS for a connection), always including `rowType.always`.
+ */
+export function selectedColumns<Column extends string>(
+  info: GraphQLResolveInfo,
+  rowType: RowType<Column>,
+  paths: readonly (readonly string[])[] = [[]],
+): Column[] {
+  let byRequest = cache.get(info.fieldNodes);
+  if (!byRequest) cache.set(info.fieldNodes, (byRequest = new WeakMap()));
+  let byType = byRequest.get(info.variableValues);
+  if (!byType) byRequest.set(info.variableValues, (byType = new Map()));
+  const cacheKey = `${rowType.typeName}:${paths.map((path) => path.join('.')).join('|')}`;
+  const known = byType.get(cacheKey);
+  if (known) return known as Column[];
+
+  const wanted = new Set<string>(rowType.always);
+  for (const path of paths) {
+    const selected = selectedFieldNodes(info, path);
+    if (selected?.type.name !== rowType.typeName) continue;
+    const fields = selected.type.getFields();
+    for (const group of selected.fields.values()) {
+      const declared = fields[group[0]!.name.value]?.extensions[COLUMNS_EXTENSION];
+      for (const column of (declared as readonly string[] | undefined) ?? []) wanted.add(column);
+    }
+  }
+  const result = [...wanted].sort();
+  byType.set(cacheKey, result);
+  return result as Column[];
+}
