@@ -12,6 +12,8 @@ export interface Measurement extends LoadResult {
   system: SystemId;
   connections: number;
   statementsPerRequest: number;
+  /** CPU time of the system's Postgres backends per request (NaN when not measured). */
+  postgresMsPerRequest: number;
   peakResidentBytes: number;
 }
 
@@ -31,11 +33,13 @@ export interface Summary {
   p95: number;
   p99: number;
   statementsPerRequest: number;
+  postgresMsPerRequest: number;
   peakResidentMb: number;
   failures: number;
   /** Median over rounds of this system's throughput divided by the other's in the same round. */
   versusRaw?: number;
   versusNaive?: number;
+  versusPostgraphile?: number;
 }
 
 function ratioPerRound(
@@ -70,6 +74,10 @@ export function summarise(measurements: readonly Measurement[]): Summary[] {
       system === 'raw' ? undefined : ratioPerRound(measurements, workload, system, 'raw');
     const versusNaive =
       system === 'naive' ? undefined : ratioPerRound(measurements, workload, system, 'naive');
+    const versusPostgraphile =
+      system === 'postgraphile'
+        ? undefined
+        : ratioPerRound(measurements, workload, system, 'postgraphile');
     return {
       workload,
       system,
@@ -79,10 +87,12 @@ export function summarise(measurements: readonly Measurement[]): Summary[] {
       p95: of((m) => m.p95),
       p99: of((m) => m.p99),
       statementsPerRequest: of((m) => m.statementsPerRequest),
+      postgresMsPerRequest: of((m) => m.postgresMsPerRequest),
       peakResidentMb: Math.max(...group.map((m) => m.peakResidentBytes)) / 2 ** 20,
       failures: group.reduce((sum, m) => sum + m.failures, 0),
       versusRaw,
       versusNaive,
+      versusPostgraphile,
     };
   });
 }
@@ -114,6 +124,7 @@ export function summaryTable(summaries: readonly Summary[]): string {
       'p95 ms',
       'p99 ms',
       'SQL/req',
+      'Postgres ms/req',
       'RSS MB',
       '× raw',
       '× naive',
@@ -128,10 +139,53 @@ export function summaryTable(summaries: readonly Summary[]): string {
       fixed(s.p95, 1),
       fixed(s.p99, 1),
       fixed(s.statementsPerRequest, 1),
+      fixed(s.postgresMsPerRequest, 2),
       fixed(s.peakResidentMb, 0),
       fixed(s.versusRaw, 2),
       fixed(s.versusNaive, 1),
       String(s.failures),
     ]),
+  );
+}
+
+/**
+ * The P workloads side by side: throughput and p99 of the gateway, PostGraphile and the
+ * naive floor, the gateway's throughput over PostGraphile's (median of per-round ratios), and
+ * Postgres time per request of each.
+ */
+export function peerTable(summaries: readonly Summary[]): string {
+  const of = (workload: WorkloadId, system: SystemId) =>
+    summaries.find((s) => s.workload === workload && s.system === system);
+  const workloads = [
+    ...new Set(summaries.filter((s) => s.system === 'postgraphile').map((s) => s.workload)),
+  ];
+  return markdownTable(
+    [
+      'workload',
+      'gateway req/s',
+      'p99 ms',
+      'PostGraphile req/s',
+      'p99 ms',
+      'naive req/s',
+      'p99 ms',
+      'gateway ÷ PostGraphile',
+      'Postgres ms/req (gw / pgl / naive)',
+    ],
+    workloads.map((workload) => {
+      const [gateway, postgraphile, naive] = (['gateway', 'postgraphile', 'naive'] as const).map(
+        (system) => of(workload, system),
+      );
+      return [
+        workload,
+        fixed(gateway?.requestsPerSecond, 0),
+        fixed(gateway?.p99, 1),
+        fixed(postgraphile?.requestsPerSecond, 0),
+        fixed(postgraphile?.p99, 1),
+        fixed(naive?.requestsPerSecond, 0),
+        fixed(naive?.p99, 1),
+        fixed(gateway?.versusPostgraphile, 2),
+        [gateway, postgraphile, naive].map((s) => fixed(s?.postgresMsPerRequest, 2)).join(' / '),
+      ];
+    }),
   );
 }

@@ -1,11 +1,13 @@
 /**
- * `npm run bench [-- --scale bench|large --rounds N --duration S --connections C --only W1,W3
- * --profile]`: the gateway against the raw-SQL ceiling and the naive floor (performance.md).
+ * `npm run bench [-- --scale bench|large --rounds N --duration S --connections C --only W1,P
+ * --profile]`: the gateway against the raw-SQL ceiling and the naive floor (performance.md),
+ * and beside PostGraphile v5 (issue 12).
  *
  * Seeds (or reuses) the scale's catalogue on the Postgres server, starts every system in its
- * own process, checks that they answer byte for byte alike, then measures the workloads round
- * after round, rotating the order of systems so that drift of this shared machine falls on
- * all of them alike, and prints medians, ratios and the targets met.
+ * own process, checks that they answer byte for byte alike (PostGraphile, another schema:
+ * row for row), then measures the workloads round after round, rotating the order of systems
+ * so that drift of this shared machine falls on all of them alike, and prints medians,
+ * ratios, Postgres time per request and the targets met.
  */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -15,8 +17,10 @@ import { exitOnFailure } from '../src/cli/errors.ts';
 import { productsRoute } from '../src/rest/routes/products.ts';
 import { prepareCatalogue } from './catalogue.ts';
 import { runLoad } from './load.ts';
+import { millisecondsBetween, openPostgresTime, type PostgresTime } from './postgres-time.ts';
 import {
   markdownTable,
+  peerTable,
   summarise,
   summaryTable,
   type Measurement,
@@ -33,7 +37,7 @@ import {
   type SystemSpec,
 } from './systems.ts';
 import { checkTargets } from './targets.ts';
-import { verifySameResponses } from './verify.ts';
+import { verifySameResponses, verifySameRows } from './verify.ts';
 import { MARKET, PARTNER, readWorkloadInputs, workloads, type Workload } from './workloads.ts';
 
 const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -42,8 +46,14 @@ const BENCH = {
   invocation: 'npm run bench --',
   summary:
     "Seeds (or reuses) the scale's catalogue on the PostgreSQL server, starts the gateway, the\n" +
-    'raw-SQL baseline, the naive variant and the cached gateway, checks that they answer alike,\n' +
-    'measures the workloads W1-W6 and prints the table of docs/benchmarks.md.',
+    'raw-SQL baseline, the naive variant, the cached gateway and PostGraphile v5, checks that\n' +
+    'they answer alike, measures the workloads and prints the tables of docs/benchmarks.md.\n' +
+    'W1-W6 (performance.md): REST /products, a GraphQL category page, suggestions, point\n' +
+    'lookups, REST against GraphQL, partner search. P1-P4 (market se, response cache off),\n' +
+    'the gateway beside PostGraphile, each checked row by row: P1 a category page (20\n' +
+    'products, 10 offers each, shops) for the leaf categories ranked first, middle and last\n' +
+    'by listed products, in turn; P2 ten leaf categories, 10 products, 5 offers, shops;\n' +
+    'P3 20 products by id with category and offers; P4 one product name.',
   options: {
     scale: {
       type: 'string',
@@ -75,8 +85,8 @@ const BENCH = {
     },
     only: {
       type: 'string',
-      value: 'W1,W3',
-      description: 'only the workloads whose ids start with one of these',
+      value: 'W1,P',
+      description: 'only the workloads whose ids start with one of these (P: P1-P4)',
     },
     profile: {
       type: 'boolean',
@@ -106,13 +116,18 @@ const serverUrl = values['server-url'] ?? process.env.BENCH_SERVER_URL ?? DEFAUL
 
 const log = (line: string) => process.stderr.write(`bench  ${line}\n`);
 
+const GATEWAY_PORT = 4101;
+
 /**
  * The gateway's settings for every variant: as deployed (the image sets NODE_ENV=production,
  * which also turns off graphql-js's development checks), no rate limit, and no response cache
- * unless asked: headline figures reach Postgres on every request (performance.md).
+ * unless asked: headline figures reach Postgres on every request (performance.md). Links
+ * (`self`, `next`) are built on the public base, by default each process's own address: one
+ * base for all, the gateway's, lets the variants answer byte for byte alike.
  */
 const GATEWAY_ENV = {
   NODE_ENV: 'production',
+  PUBLIC_BASE_URL: `http://127.0.0.1:${GATEWAY_PORT}`,
   TOKEN_SECRET: 'benchmark-only-token-secret-0123456789abcdef',
   SEED_ON_EMPTY: 'false',
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
@@ -126,7 +141,7 @@ const GATEWAY_ENTRY = 'dist/server/main.mjs';
 const SYSTEMS: SystemSpec[] = [
   {
     id: 'gateway',
-    port: 4101,
+    port: GATEWAY_PORT,
     entry: GATEWAY_ENTRY,
     env: GATEWAY_ENV,
     nodeFlags: values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/profiles'] : [],
@@ -143,6 +158,13 @@ const SYSTEMS: SystemSpec[] = [
     port: 4104,
     entry: GATEWAY_ENTRY,
     env: { ...GATEWAY_ENV, RESPONSE_CACHE_TTL_SECONDS: '3600' },
+  },
+  // As deployed: GRAPHILE_ENV=production turns grafast's development checks off.
+  {
+    id: 'postgraphile',
+    port: 4105,
+    entry: 'bench/postgraphile/main.ts',
+    env: { GRAPHILE_ENV: 'production', NODE_ENV: 'production' },
   },
 ];
 
@@ -225,14 +247,29 @@ function rotated<T>(items: T[], round: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
-function systemsFor(workload: Workload, running: Map<SystemId, RunningSystem>): RunningSystem[] {
-  const ids: SystemId[] = workload.id.startsWith('W5')
-    ? ['gateway']
-    : workload.raw
-      ? ['gateway', 'raw', 'naive', 'cached']
-      : ['gateway', 'naive', 'cached'];
-  return ids.map((id) => running.get(id)!);
+/**
+ * The systems a workload is measured on. W5 compares the gateway with itself; the
+ * comparison with PostGraphile is with the response cache off, so its workloads skip the
+ * cached gateway.
+ */
+function systemIdsFor(workload: Workload): SystemId[] {
+  if (workload.id.startsWith('W5')) return ['gateway'];
+  return [
+    'gateway',
+    ...(workload.raw ? (['raw'] as const) : []),
+    ...(workload.peer ? (['postgraphile'] as const) : []),
+    'naive',
+    ...(workload.peer ? [] : (['cached'] as const)),
+  ];
 }
+
+function systemsFor(workload: Workload, running: Map<SystemId, RunningSystem>): RunningSystem[] {
+  return systemIdsFor(workload).map((id) => running.get(id)!);
+}
+
+/** PostGraphile answers its own documents; every other system the workload's requests. */
+const requestsFor = (system: RunningSystem, workload: Workload) =>
+  system.spec.id === 'postgraphile' ? workload.peer!.requests : workload.requests;
 
 /** W3's target is a single client's latency; everything else is measured under load. */
 const connectionsFor = (workload: Workload) => (workload.id === 'W3' ? 1 : connections);
@@ -243,18 +280,25 @@ async function measure(
   token: string,
   round: number,
   seconds: number,
+  postgresTime: PostgresTime | undefined,
 ): Promise<Measurement> {
   const before = await statementsSoFar(system);
+  const backendsBefore = await postgresTime?.sample(system.spec.id);
   const memory = sampleResidentSet(system.process.pid!);
   const result = await runLoad({
     baseUrl: system.baseUrl,
-    requests: workload.requests,
+    requests: requestsFor(system, workload),
     token,
     connections: connectionsFor(workload),
     durationSeconds: seconds,
   });
   const peakResidentBytes = await memory.stop();
   const statements = (await statementsSoFar(system)) - before;
+  const backendsAfter = await postgresTime?.sample(system.spec.id);
+  const postgresMs =
+    backendsBefore && backendsAfter
+      ? millisecondsBetween(backendsBefore, backendsAfter)
+      : Number.NaN;
   return {
     ...result,
     round,
@@ -262,6 +306,7 @@ async function measure(
     system: system.spec.id,
     connections: connectionsFor(workload),
     statementsPerRequest: result.requests > 0 ? statements / result.requests : Number.NaN,
+    postgresMsPerRequest: result.requests > 0 ? postgresMs / result.requests : Number.NaN,
     peakResidentBytes,
   };
 }
@@ -290,6 +335,9 @@ async function main() {
   const chosen = only ? all.filter((w) => only.some((id) => w.id.startsWith(id))) : all;
 
   const running = new Map<SystemId, RunningSystem>();
+  const timing = await openPostgresTime(databaseUrl);
+  const postgresTime = 'unavailable' in timing ? undefined : timing;
+  if ('unavailable' in timing) log(`no Postgres time per request: ${timing.unavailable}`);
   try {
     for (const spec of SYSTEMS) {
       const system = await startSystem(spec, databaseUrl);
@@ -300,12 +348,14 @@ async function main() {
     const token = await partnerToken(gateway);
 
     for (const other of ['raw', 'naive', 'cached'] as const) {
-      const comparable = chosen.filter((w) => other !== 'raw' || w.raw);
-      await verifySameResponses(gateway.baseUrl, running.get(other)!.baseUrl, comparable, token);
-      log(
-        `${other} answers every ${other === 'raw' ? 'raw ' : ''}request byte for byte like the gateway`,
-      );
+      const comparable = chosen.filter((w) => systemIdsFor(w).includes(other));
+      const system = running.get(other)!;
+      await verifySameResponses(gateway.baseUrl, system.baseUrl, other, comparable, token);
+      log(`${other} answers its ${comparable.length} workloads byte for byte like the gateway`);
     }
+    const withTwin = chosen.filter((w) => w.peer);
+    await verifySameRows(gateway.baseUrl, running.get('postgraphile')!.baseUrl, withTwin);
+    log(`postgraphile answers its ${withTwin.length} workloads row for row like the gateway`);
 
     // The raw baseline runs one statement per request by construction (test/bench asserts it).
     const constancy = await pageSizeConstancy([gateway, running.get('naive')!], all, token);
@@ -313,7 +363,7 @@ async function main() {
     const warmUp = Math.min(3, durationSeconds);
     for (const workload of chosen) {
       for (const system of systemsFor(workload, running)) {
-        await measure(system, workload, token, -1, warmUp);
+        await measure(system, workload, token, -1, warmUp, postgresTime);
       }
     }
     const measurements: Measurement[] = [];
@@ -321,7 +371,7 @@ async function main() {
     for (let round = 0; round < rounds; round += 1) {
       for (const workload of chosen) {
         for (const system of rotated(systemsFor(workload, running), round)) {
-          const m = await measure(system, workload, token, round, durationSeconds);
+          const m = await measure(system, workload, token, round, durationSeconds, postgresTime);
           measurements.push(m);
           log(
             `round ${round + 1}/${rounds} ${workload.id} ${system.spec.id}: ` +
@@ -347,6 +397,10 @@ async function main() {
         `${(stolen * 100).toFixed(0)} %.\n`,
     );
     console.log(summaryTable(summaries));
+    if (withTwin.length > 0) {
+      console.log('\nPostGraphile v5 beside the gateway (market se, response cache off):\n');
+      console.log(peerTable(summaries));
+    }
     console.log('\nSQL statements per request at the smallest and the largest page:\n');
     console.log(markdownTable(['workload', 'system', 'page 1', 'page max'], constancy));
     console.log('\nLatency at 80 % of the gateway’s maximum throughput:\n');
@@ -374,6 +428,7 @@ async function main() {
     );
   } finally {
     await Promise.all([...running.values()].map((system) => system.stop()));
+    await postgresTime?.close();
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * The systems under test, each its own process on its own port: the gateway, the gateway with
- * DataLoader off (naive), the raw-SQL baseline, and the gateway with its response cache on.
+ * DataLoader off (naive), the raw-SQL baseline, the gateway with its response cache on, and
+ * PostGraphile v5 (bench/postgraphile).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { applicationName } from './postgres-time.ts';
 
-export type SystemId = 'gateway' | 'raw' | 'naive' | 'cached';
+export type SystemId = 'gateway' | 'raw' | 'naive' | 'cached' | 'postgraphile';
 
 export interface SystemSpec {
   id: SystemId;
@@ -56,6 +58,8 @@ export async function startSystem(spec: SystemSpec, databaseUrl: string): Promis
         PORT: String(spec.port),
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
+        // Names the system's Postgres backends (bench/postgres-time.ts).
+        PGAPPNAME: applicationName(spec.id),
         ...spec.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],

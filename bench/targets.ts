@@ -1,7 +1,7 @@
 /**
- * performance.md's targets, checked against one run's medians. Each row: what, the measured
- * value, and whether it is met. (Embedded first start and seeding are measured by their own
- * commands: docs/benchmarks.md.)
+ * performance.md's targets and issue 12's against PostGraphile v5, checked against one run's
+ * medians. Each row: what, the measured value, and whether it is met. (Embedded first start
+ * and seeding are measured by their own commands: docs/benchmarks.md.)
  */
 import type { Summary } from './report.ts';
 import type { UnderLoad } from './run.ts';
@@ -17,6 +17,22 @@ export interface TargetInputs {
 }
 
 const verdict = (met: boolean) => (met ? 'yes' : '**no**');
+
+/**
+ * The gateway's throughput at least this many times PostGraphile's: well above it where
+ * batching and listings on their index should win (category pages, 20 ids: PostGraphile
+ * runs a statement per aliased root field), near it on a point lookup, where both are a
+ * single small statement and the rest is each server's fixed cost per request.
+ */
+export const VERSUS_POSTGRAPHILE: Partial<Record<WorkloadId, number>> = {
+  P1: 1.2,
+  P2: 1.2,
+  P3: 3,
+  P4: 0.8,
+};
+
+/** Postgres time per category page at most this many times PostGraphile's single statement. */
+export const CATEGORY_PAGE_POSTGRES_TIME = 1.5;
 
 export function checkTargets({
   summaries,
@@ -76,6 +92,26 @@ export function checkTargets({
       `${u.workload}: p99 ≤ 50 ms at 80 % of maximum (${u.rate} req/s)`,
       `${u.p99.toFixed(1)} ms`,
       verdict(u.p99 <= 50),
+    ]);
+  }
+  for (const [workload, target] of Object.entries(VERSUS_POSTGRAPHILE) as [WorkloadId, number][]) {
+    const ratio = gateway(workload)?.versusPostgraphile;
+    if (ratio === undefined) continue;
+    rows.push([
+      `${workload}: ≥ ${target} × PostGraphile`,
+      `${ratio.toFixed(2)} ×`,
+      verdict(ratio >= target),
+    ]);
+  }
+  const page = gateway('P1')?.postgresMsPerRequest;
+  const peerPage = summaries.find(
+    (s) => s.workload === 'P1' && s.system === 'postgraphile',
+  )?.postgresMsPerRequest;
+  if (page !== undefined && peerPage !== undefined && !Number.isNaN(page + peerPage)) {
+    rows.push([
+      `P1: Postgres time per page ≤ ${CATEGORY_PAGE_POSTGRES_TIME} × PostGraphile's`,
+      `${page.toFixed(2)} / ${peerPage.toFixed(2)} ms = ${(page / peerPage).toFixed(2)} ×`,
+      verdict(page <= CATEGORY_PAGE_POSTGRES_TIME * peerPage),
     ]);
   }
   const peak = Math.max(

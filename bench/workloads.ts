@@ -1,10 +1,21 @@
 /**
- * The workloads of performance.md (W1–W6) as HTTP requests. Every system under test (the
- * gateway, the naive variant, the raw-SQL baseline) answers the same requests; the inputs
- * (ids, a category, search terms) are read from the benchmark's own catalogue once, so the
- * same seed gives the same requests.
+ * The workloads of performance.md (W1–W6) and of the comparison with PostGraphile v5 (P1–P4)
+ * as HTTP requests. The gateway, the naive variant and the raw-SQL baseline answer the same
+ * requests; PostGraphile answers its own documents (bench/postgraphile/documents.ts), request
+ * for request, with the same rows. The inputs (ids, categories, search terms) are read from
+ * the benchmark's own catalogue once, so the same seed gives the same requests.
  */
 import type pg from 'pg';
+import { aliasedFields, aliasedValues } from './aliases.ts';
+import {
+  categoryPageDocument as postgraphileCategoryPage,
+  categoryTreeDocument as postgraphileCategoryTree,
+  postgraphileRows,
+  productNameDocument as postgraphileProductName,
+  productsByIdDocument as postgraphileProductsById,
+  type PageShape,
+} from './postgraphile/documents.ts';
+import { categoryRow, nameRow, offerRow, productRow } from './rows.ts';
 
 export const MARKET = 'se';
 /** The same market as a value of the GraphQL `Market` enum (its names are upper case). */
@@ -23,7 +34,28 @@ export interface BenchRequest {
 }
 
 export type WorkloadId =
-  'W1' | 'W2' | 'W3' | 'W4-rest' | 'W4-graphql' | 'W5-rest' | 'W5-graphql' | 'W6';
+  | 'W1'
+  | 'W2'
+  | 'W3'
+  | 'W4-rest'
+  | 'W4-graphql'
+  | 'W5-rest'
+  | 'W5-graphql'
+  | 'W6'
+  | 'P1'
+  | 'P2'
+  | 'P3'
+  | 'P4';
+
+/**
+ * A workload's twin in PostGraphile's schema: its own requests, one for each of the
+ * workload's, and how to read the rows (bench/rows.ts) of either system's `data`.
+ */
+export interface PeerTwin {
+  requests: BenchRequest[];
+  gatewayRows(data: unknown): string[];
+  peerRows(data: unknown): string[];
+}
 
 export interface Workload {
   id: WorkloadId;
@@ -32,11 +64,19 @@ export interface Workload {
   requests: BenchRequest[];
   /** Has a raw-SQL twin (W5 compares the gateway with itself). */
   raw: boolean;
+  /** Has a PostGraphile twin (the P workloads). */
+  peer?: PeerTwin;
 }
 
 export interface WorkloadInputs {
-  /** The market's most popular leaf category (by products with an available offer). */
-  categoryId: number;
+  /**
+   * Three leaf categories of the market ranked by products with an available offer: the
+   * first, the middle and the last, so that listings are measured across the popularity
+   * range, not only where the market's most popular products are.
+   */
+  categoryIds: number[];
+  /** Ten leaf categories spread evenly over the same ranking (all of them when fewer). */
+  treeCategoryIds: number[];
   /** Products for point lookups, most popular first. */
   lookupIds: number[];
   /** Twenty product ids for partner search. */
@@ -92,6 +132,105 @@ export const W4_DOCUMENT = /* GraphQL */ `query ${W4_OPERATION}($market: Market!
  */
 export const W4_REST_FIELDS = 'id,name,price';
 
+/** P1: a category page. */
+export const CATEGORY_PAGE: PageShape = { products: 20, offers: 10 };
+/** P2: ten leaf categories, each a smaller page. */
+export const CATEGORY_TREE: { categories: number; page: PageShape } = {
+  categories: 10,
+  page: { products: 10, offers: 5 },
+};
+/** P3: products by id, each with this many offers. */
+export const PRODUCTS_BY_ID_OFFERS = 10;
+
+export const P1_OPERATION = 'BenchCategoryPage';
+export const P2_OPERATION = 'BenchCategoryTree';
+export const P3_OPERATION = 'BenchProductsById';
+export const P4_OPERATION = 'BenchProductName';
+
+const offersSelection = (offers: number) =>
+  `offers(first: ${offers}) { edges { node { offerId price { value } shop { shopId name } } } }`;
+
+const categoryPageSelection = ({ products, offers }: PageShape) => `categoryId
+  products(first: ${products}) { edges { node { productId name ${offersSelection(offers)} } } }`;
+
+export const P1_DOCUMENT = /* GraphQL */ `query ${P1_OPERATION}($market: Market!, $category: Int!) {
+  category(id: $category, market: $market) { ${categoryPageSelection(CATEGORY_PAGE)} }
+}`;
+
+/** `count` categories as aliased `category` fields `c0` …, as PostGraphile's twin has them. */
+function categoryTreeDocument(count: number): string {
+  const { variables, fields } = aliasedFields(
+    'c',
+    count,
+    (id) => `category(id: ${id}, market: $market) { ${categoryPageSelection(CATEGORY_TREE.page)} }`,
+  );
+  return /* GraphQL */ `query ${P2_OPERATION}($market: Market!, ${variables}) {
+  ${fields}
+}`;
+}
+
+export const P3_DOCUMENT = /* GraphQL */ `query ${P3_OPERATION}($market: Market!, $ids: [Int!]!) {
+  products(market: $market, ids: $ids, first: 20) {
+    edges { node { productId name category { categoryId name } ${offersSelection(PRODUCTS_BY_ID_OFFERS)} } }
+  }
+}`;
+
+export const P4_DOCUMENT = /* GraphQL */ `query ${P4_OPERATION}($market: Market!, $id: Int!) {
+  product(id: $id, market: $market) { name }
+}`;
+
+interface GatewayOffer {
+  offerId: number;
+  price: { value: number };
+  shop: { shopId: number; name: string };
+}
+
+interface GatewayProduct {
+  productId: number;
+  name: string;
+  category?: { categoryId: number; name: string };
+  offers: { edges: { node: GatewayOffer }[] };
+}
+
+interface GatewayCategoryPage {
+  categoryId: number;
+  products: { edges: { node: GatewayProduct }[] };
+}
+
+function gatewayProductRows(product: GatewayProduct): string[] {
+  const { category } = product;
+  return [
+    productRow(
+      product.productId,
+      product.name,
+      category && { id: category.categoryId, name: category.name },
+    ),
+    ...product.offers.edges.map(({ node: offer }) =>
+      offerRow(offer.offerId, offer.price.value, { id: offer.shop.shopId, name: offer.shop.name }),
+    ),
+  ];
+}
+
+/** The rows of the gateway's answers to the P documents (bench/rows.ts). */
+const gatewayRows = {
+  categoryPages(data: Record<string, GatewayCategoryPage | null>): string[] {
+    return Object.values(data).flatMap((category) =>
+      category === null
+        ? []
+        : [
+            categoryRow(category.categoryId),
+            ...category.products.edges.flatMap(({ node }) => gatewayProductRows(node)),
+          ],
+    );
+  },
+  products(data: { products: { edges: { node: GatewayProduct }[] } }): string[] {
+    return data.products.edges.flatMap(({ node }) => gatewayProductRows(node));
+  },
+  name(data: { product: { name: string } }): string[] {
+    return [nameRow(data.product.name)];
+  },
+};
+
 function graphqlRequest(
   document: string,
   operationName: string,
@@ -125,10 +264,9 @@ export function workloads(
       id: 'W2',
       title: 'GraphQL category → products(20) → offers(10) → shop, brand',
       requests: [
-        graphqlRequest(W2_DOCUMENT, W2_OPERATION, {
-          market: GRAPHQL_MARKET,
-          category: inputs.categoryId,
-        }),
+        ...inputs.categoryIds.map((category) =>
+          graphqlRequest(W2_DOCUMENT, W2_OPERATION, { market: GRAPHQL_MARKET, category }),
+        ),
       ],
       raw: true,
     },
@@ -179,16 +317,112 @@ export function workloads(
       ],
       raw: true,
     },
+    ...peerWorkloads(inputs),
   ];
+}
+
+/** P1–P4: the gateway beside PostGraphile v5, each request with its PostGraphile twin. */
+function peerWorkloads(inputs: WorkloadInputs): Workload[] {
+  const tree = inputs.treeCategoryIds;
+  return [
+    {
+      id: 'P1',
+      title: 'GraphQL category page: products(20) → offers(10) → shop, 3 categories in turn',
+      requests: inputs.categoryIds.map((category) =>
+        graphqlRequest(P1_DOCUMENT, P1_OPERATION, { market: GRAPHQL_MARKET, category }),
+      ),
+      raw: false,
+      peer: {
+        requests: inputs.categoryIds.map((category) =>
+          graphqlRequest(postgraphileCategoryPage(P1_OPERATION, CATEGORY_PAGE), P1_OPERATION, {
+            market: MARKET,
+            category,
+          }),
+        ),
+        gatewayRows: gatewayRows.categoryPages,
+        peerRows: postgraphileRows.categoryPages,
+      },
+    },
+    {
+      id: 'P2',
+      title: `GraphQL ${tree.length} leaf categories → products(10) → offers(5) → shop`,
+      requests: [
+        graphqlRequest(categoryTreeDocument(tree.length), P2_OPERATION, {
+          market: GRAPHQL_MARKET,
+          ...aliasedValues('c', tree),
+        }),
+      ],
+      raw: false,
+      peer: {
+        requests: [
+          graphqlRequest(
+            postgraphileCategoryTree(P2_OPERATION, tree.length, CATEGORY_TREE.page),
+            P2_OPERATION,
+            { market: MARKET, ...aliasedValues('c', tree) },
+          ),
+        ],
+        gatewayRows: gatewayRows.categoryPages,
+        peerRows: postgraphileRows.categoryPages,
+      },
+    },
+    {
+      id: 'P3',
+      title: 'GraphQL 20 products by id with category and offers(10) → shop',
+      requests: [
+        graphqlRequest(P3_DOCUMENT, P3_OPERATION, {
+          market: GRAPHQL_MARKET,
+          ids: inputs.partnerIds,
+        }),
+      ],
+      raw: false,
+      peer: {
+        requests: [
+          graphqlRequest(
+            postgraphileProductsById(P3_OPERATION, inputs.partnerIds.length, PRODUCTS_BY_ID_OFFERS),
+            P3_OPERATION,
+            { market: MARKET, ...aliasedValues('p', inputs.partnerIds) },
+          ),
+        ],
+        gatewayRows: gatewayRows.products,
+        peerRows: postgraphileRows.products,
+      },
+    },
+    {
+      id: 'P4',
+      title: "GraphQL one product's name, 20 products in turn",
+      requests: inputs.lookupIds.map((id) =>
+        graphqlRequest(P4_DOCUMENT, P4_OPERATION, { market: GRAPHQL_MARKET, id }),
+      ),
+      raw: false,
+      peer: {
+        requests: inputs.lookupIds.map((id) =>
+          graphqlRequest(postgraphileProductName(P4_OPERATION), P4_OPERATION, { id }),
+        ),
+        gatewayRows: gatewayRows.name,
+        peerRows: postgraphileRows.name,
+      },
+    },
+  ];
+}
+
+/** `count` items spread evenly from the first to the last (all of them when no more). */
+function spread<T>(items: readonly T[], count: number): T[] {
+  if (items.length <= count) return [...items];
+  return Array.from(
+    { length: count },
+    (_, i) => items[Math.round((i * (items.length - 1)) / (count - 1))]!,
+  );
 }
 
 /** Reads the workloads' inputs from a seeded catalogue (deterministic for a seed). */
 export async function readWorkloadInputs(client: pg.ClientBase): Promise<WorkloadInputs> {
-  const category = await client.query<{ category_id: number }>(
+  // Products belong to leaf categories, so a summary's category is a leaf.
+  const categories = await client.query<{ category_id: number }>(
     `select category_id from product_market_summaries where market = $1
-      group by category_id order by count(*) desc, category_id limit 1`,
+      group by category_id order by count(*) desc, category_id`,
     [MARKET],
   );
+  const ranked = categories.rows.map((row) => row.category_id);
   const popular = await client.query<{ id: number; name: string }>(
     `select s.product_id as id, p.name
        from product_market_summaries s join products p on p.id = s.product_id
@@ -197,7 +431,8 @@ export async function readWorkloadInputs(client: pg.ClientBase): Promise<Workloa
   );
   const ids = popular.rows.map((row) => row.id);
   return {
-    categoryId: category.rows[0]!.category_id,
+    categoryIds: spread(ranked, 3),
+    treeCategoryIds: spread(ranked, CATEGORY_TREE.categories),
     lookupIds: ids.slice(0, 20),
     partnerIds: ids.slice(20, 40),
     searches: popular.rows

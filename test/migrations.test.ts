@@ -90,7 +90,10 @@ describe.each(kinds)('0003 on %s, over an existing catalogue', (kind) => {
       db,
     );
 
-    expect(await migrateToLatest(db)).toEqual(['0003_summary_name_vectors']);
+    expect(await migrateToLatest(db)).toEqual([
+      '0003_summary_name_vectors',
+      '0004_category_order_indexes',
+    ]);
     const { rows } = await sql<{ market: string; stored: string; expected: string }>`
       select s.market, s.name_vector::text as stored,
              to_tsvector(m.search_config, p.name)::text as expected

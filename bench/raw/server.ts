@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type pg from 'pg';
+import { METRICS_CONTENT_TYPE, metricsText } from '../child-server.ts';
 import { RequestError } from './params.ts';
 import {
   errorAnswer,
@@ -41,7 +42,6 @@ export interface RawServer {
 }
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const MAX_BODY_BYTES = 1 << 20;
 const GENERIC_PRODUCT = /^\/v1\/products\/([^/]+)\/?$/;
 /** src/app.ts requestIdOf: the caller's id when sane (so logs correlate), else a new one. */
@@ -91,18 +91,6 @@ export function createRawServer({
     return result.rows[0]?.body ?? null;
   };
 
-  function metrics(): string {
-    return [
-      '# HELP catalogue_sql_statements_total SQL statements executed.',
-      '# TYPE catalogue_sql_statements_total counter',
-      `catalogue_sql_statements_total ${statements}`,
-      '# HELP process_resident_memory_bytes Resident memory size in bytes.',
-      '# TYPE process_resident_memory_bytes gauge',
-      `process_resident_memory_bytes ${process.memoryUsage.rss()}`,
-      '',
-    ].join('\n');
-  }
-
   async function answer(request: http.IncomingMessage, requestId: string): Promise<Answer> {
     const url = requestUrl(request);
     const route: RouteRequest = { url, headers: request.headers, requestId, run };
@@ -132,7 +120,7 @@ export function createRawServer({
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     if (request.method === 'GET' && request.url === '/metrics') {
       response.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE });
-      response.end(metrics());
+      response.end(metricsText(statements));
       return;
     }
     answer(request, requestId)

@@ -143,10 +143,13 @@ export async function completeCatalogue(
   await allSucceeded(scheduled);
   progress.stop();
 
-  progress.note('analyzing');
+  progress.note('analyzing, vacuuming the summaries');
   await withClient(database.pool, async (client) => {
     await closeJournal(client);
-    await client.query(`analyze ${[...options.tables, SUMMARIES].join(', ')}`);
+    await client.query(`analyze ${options.tables.join(', ')}`);
+    // The read model every listing and count reads: its visibility map set now, so that their
+    // index-only scans read no heap from the first request (autovacuum would get there later).
+    await client.query(`vacuum (analyze) ${SUMMARIES}`);
   });
   return summaryRows;
 }

@@ -16,11 +16,11 @@ export interface RowKey<Column extends string> {
   columns: readonly Column[];
 }
 
-/** The columns every key of a batch asked for, in a stable order. */
+/** The columns any key of a batch asked for (each key's list given), in a stable order. */
 export function unionOfColumns<Column extends string>(
-  keys: readonly { columns: readonly Column[] }[],
+  lists: readonly (readonly Column[])[],
 ): Column[] {
-  return [...new Set(keys.flatMap((key) => key.columns))].sort();
+  return [...new Set(lists.flat())].sort();
 }
 
 export function rowLoader<Row extends { id: number }, Column extends string>(
@@ -31,7 +31,7 @@ export function rowLoader<Row extends { id: number }, Column extends string>(
       new DataLoader<RowKey<Column>, Row | null, string>(
         async (keys) => {
           const ids = [...new Set(keys.map((key) => key.id))];
-          const rows = await find(context, ids, unionOfColumns(keys));
+          const rows = await find(context, ids, unionOfColumns(keys.map((key) => key.columns)));
           return oneByKey(
             keys.map((key) => key.id),
             rows,

@@ -170,7 +170,7 @@ describe('beyond the bench requests', () => {
       'select id from categories where parent_id is null order by id limit 1',
     );
     for (const variables of [
-      { market: 'NZ', category: inputs.categoryId },
+      { market: 'NZ', category: inputs.categoryIds[0]! },
       { market: 'FI', category: root!.id },
       { market: 'SE', category: 999_999 },
     ]) {

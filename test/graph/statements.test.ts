@@ -236,7 +236,7 @@ describe('a product page runs the same SQL for 1 and for 20 products', () => {
         "select * from ( select "o"."id", "o"."product_id", "o"."market", "o"."currency", "o"."price", "o"."price_including_shipping", "o"."shop_id", "o"."url", (row_number() over (partition by o.product_id, o.market order by o.price, o.id) - 1)::int as position, (count(*) over (partition by o.product_id, o.market))::int as total from available_offers o join unnest($1::integer[], $2::text[]) as k(product_id, market) on o.product_id = k.product_id and o.market = k.market ) ranked where position >= $3 and position < $4 order by product_id, market, position",
         "select distinct on (o.product_id, o.market) "o"."id", "o"."product_id", "o"."market", "o"."currency", "o"."price", "o"."price_including_shipping", "o"."shop_id" from available_offers o join unnest($1::integer[], $2::text[]) as k(product_id, market) on o.product_id = k.product_id and o.market = k.market order by o.product_id, o.market, o.price, o.id",
         "select o.product_id, o.market, count(*)::int as offer_count, min(o.price) filter (where o.condition = 'CONDITION_NEW') as regular, min(o.price) filter (where o.condition <> 'CONDITION_NEW') as alternative, min(o.price) filter (where o.stock_status = 'IN_STOCK') as in_stock, ($1::text[])[min(array_position($2::text[], o.stock_status))] as best_stock_status from available_offers o join unnest($3::integer[], $4::text[]) as k(product_id, market) on o.product_id = k.product_id and o.market = k.market group by o.product_id, o.market",
-        "select ranked.category_id, ranked.product_id from (select s.root_id as category_id, s.product_id, row_number() over (partition by s.root_id order by s.popularity desc, s.product_id) as position from ( select tree.root_id, s.* from ( with recursive down (root_id, id) as ( select c.id, c.id from categories c where c.id = any($1::integer[]) union all select down.root_id, c.id from down join categories c on c.parent_id = down.id ) select root_id, id from down) as tree cross join lateral ( select s.product_id, s.popularity from product_market_summaries s where s.market = $2 and s.category_id = tree.id order by s.popularity desc, s.product_id limit $3) as s) as s) as ranked where ranked.position > $4 and ranked.position <= $5 order by ranked.category_id, ranked.position",
+        "select ranked.category_id, ranked.product_id from (select s.root_id as category_id, s.product_id, row_number() over (partition by s.root_id order by s.popularity desc, s.product_id) as position from ( select k.root_id, s.* from unnest($1::integer[]) as k(root_id) cross join lateral unnest(array(select tree.id from ( with recursive down (root_id, id) as ( select c.id, c.id from categories c where c.id = any($2::integer[]) union all select down.root_id, c.id from down join categories c on c.parent_id = down.id ) select root_id, id from down) as tree where tree.root_id = k.root_id)) as category(id) cross join lateral ( select s.product_id, s.popularity from product_market_summaries s where s.market = $3 and s.category_id = category.id order by s.popularity desc, s.product_id limit $4) as s) as s) as ranked where ranked.position > $5 and ranked.position <= $6 order by ranked.category_id, ranked.position",
         "with recursive up (descendant_id, ancestor_id, distance) as ( select c.id, c.parent_id, 1 from categories c where c.id = any($1::integer[]) and c.parent_id is not null union all select up.descendant_id, c.parent_id, up.distance + 1 from up join categories c on c.id = up.ancestor_id where c.parent_id is not null ) select a.*, up.descendant_id, up.distance from up join categories a on a.id = up.ancestor_id order by up.descendant_id, up.distance",
       ]
     `);
@@ -265,6 +265,39 @@ describe('a product page runs the same SQL for 1 and for 20 products', () => {
         "with recursive up (descendant_id, ancestor_id, distance) as ( select c.id, c.parent_id, 1 from categories c where c.id = any($1::integer[]) and c.parent_id is not null union all select up.descendant_id, c.parent_id, up.distance + 1 from up join categories c on c.id = up.ancestor_id where c.parent_id is not null ) select a.*, up.descendant_id, up.distance from up join categories a on a.id = up.ancestor_id order by up.descendant_id, up.distance",
       ]
     `);
+  });
+});
+
+describe('aliases of a field asking the same arguments share its statements', () => {
+  /** `count` categories as aliased root fields, each listing a page down to offers' shops. */
+  function aliasedCategories(count: number): string {
+    const fields = Array.from(
+      { length: count },
+      (_, index) => `c${index}: category(market: SE, id: $id${index}) {
+        products(first: 5) { edges { node { name offers(first: 3) { edges { node {
+          price { value } shop { name } } } } } } } }`,
+    );
+    const variables = Array.from({ length: count }, (_, index) => `$id${index}: Int!`);
+    return `query Aliased(${variables.join(', ')}) { ${fields.join('\n')} }`;
+  }
+
+  it('ten aliased categories run the statements of one', async () => {
+    const listing = await catalogue.graphql(`{ categories(market: SE, first: 50) {
+      edges { node { categoryId isLeaf } } } }`);
+    const leaves: number[] = listing.data.categories.edges
+      .map((edge: { node: { categoryId: number; isLeaf: boolean } }) => edge.node)
+      .filter((node: { isLeaf: boolean }) => node.isLeaf)
+      .map((node: { categoryId: number }) => node.categoryId)
+      .slice(0, 10);
+    expect(leaves).toHaveLength(10);
+    const one = await run(aliasedCategories(1), { id0: leaves[0] });
+    const ten = await run(
+      aliasedCategories(10),
+      Object.fromEntries(leaves.map((id, index) => [`id${index}`, id])),
+    );
+    expect(Object.keys(ten.data)).toHaveLength(10);
+    expect(ten.data.c0).toEqual(one.data.c0);
+    expect(ten.sql).toEqual(one.sql);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Listing products of a market: filtered and sorted on product_market_summaries (one row per
  * product with an available offer in the market, price trend included), so every filter and
- * sort is an index scan. Text search builds on these filters and orders (product-search.ts).
+ * sort is an index scan; a category's listing is one per category of its subtree, merged
+ * (firstRowsPerCategory). Text search builds on these filters and orders (product-search.ts).
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
@@ -49,13 +50,72 @@ export function priceTrendConditions(bounds: ListingFilter['priceTrend']): RawBu
   ];
 }
 
-/** One page of the market's listed products. */
+/**
+ * The categories below `k.root_id`, itself included (its subtree among those of
+ * `categoryIds`), as an array. Postgres estimates an array at ten elements and the recursive
+ * CTE at 241 rows: with the per-category scans costed 241 times, the statement's estimate
+ * crossed `jit_above_cost`, and compiling it took 45–200 ms where running it takes one.
+ */
+function categoriesBelowRoot(categoryIds: readonly number[]): RawBuilder<unknown> {
+  return sql`array(select tree.id from ${subtreeOf(categoryIds)} as tree
+                    where tree.root_id = k.root_id)`;
+}
+
+/** The filter without its category, over the summaries `s` (for a category's own scans). */
+function marketConditions({ market, priceTrend }: ListingFilter): RawBuilder<unknown> {
+  return listingConditions({ market, priceTrend });
+}
+
+/**
+ * The columns each order sorts on: all a per-category scan returns, so that, with the
+ * summaries' visibility map set, it reads its index alone.
+ */
+export const SORT_COLUMNS: Record<ListingOrder, RawBuilder<unknown>> = {
+  POPULARITY: sql`s.product_id, s.popularity`,
+  PRICE: sql`s.product_id, s.popularity, s.lowest_price`,
+  PRICE_TREND: sql`s.product_id, s.popularity, s.price_trend_percentage`,
+};
+
+/**
+ * The first `limit` listed products, in the order, of each category below each of
+ * `categoryIds` (its subtree, itself included), as rows `root_id` (the category asked for)
+ * and `columns` (filter.categoryId is not used). Each category is one scan of the (market,
+ * category_id, <order>) index its order has (migrations 0001 and 0004) that stops after
+ * `limit` rows, so the cost follows the page, never the category's place in the market's
+ * order: filtered by category, the market's own order index is walked until the page is
+ * full, which for a category without the market's most popular products is most of the
+ * market. Groups hold no products in the seeded catalogue, but nothing in the schema says so,
+ * and a scan of an empty index range costs microseconds.
+ */
+export function firstRowsPerCategory(
+  categoryIds: readonly number[],
+  filter: ListingFilter,
+  order: ListingOrder,
+  limit: number,
+  columns: RawBuilder<unknown> = SORT_COLUMNS[order],
+): RawBuilder<unknown> {
+  return sql`
+    select k.root_id, s.*
+      from unnest(${[...categoryIds]}::integer[]) as k(root_id)
+      cross join lateral unnest(${categoriesBelowRoot(categoryIds)}) as category(id)
+      cross join lateral (
+        select ${columns} from product_market_summaries s
+         where ${marketConditions(filter)} and s.category_id = category.id
+         order by ${LISTING_ORDERS[order]}
+         limit ${limit}) as s`;
+}
+
+/** One page of the market's listed products (filter.categoryId: those below that category). */
 export async function listProductIds(
   db: Kysely<Database>,
   filter: ListingFilter,
   order: ListingOrder,
   page: Page,
 ): Promise<number[]> {
+  if (filter.categoryId !== undefined) {
+    const rows = await listProductIdsInCategories(db, [filter.categoryId], filter, order, page);
+    return rows.map((row) => row.product_id);
+  }
   const { rows } = await sql<{ product_id: number }>`
     select s.product_id from product_market_summaries s
      where ${listingConditions(filter)}
@@ -65,13 +125,22 @@ export async function listProductIds(
 }
 
 export async function countProducts(db: Kysely<Database>, filter: ListingFilter): Promise<number> {
+  if (filter.categoryId !== undefined) {
+    const totals = await countProductsInCategories(db, [filter.categoryId], filter);
+    return totals.get(filter.categoryId) ?? 0;
+  }
   const { rows } = await sql<{ total: number }>`
     select count(*)::int as total from product_market_summaries s
      where ${listingConditions(filter)}`.execute(db);
   return rows[0]?.total ?? 0;
 }
 
-/** One page of products below each of several categories, in one statement. */
+/**
+ * One page of products below each of several categories, in one statement (filter.categoryId
+ * is not used). The page of a category is the merge of its subtree's categories' first
+ * offset + limit products (firstRowsPerCategory): a product's category is one of them, so
+ * every product of the page is among those, in the same order, ties broken alike.
+ */
 export async function listProductIdsInCategories(
   db: Kysely<Database>,
   categoryIds: readonly number[],
@@ -79,32 +148,35 @@ export async function listProductIdsInCategories(
   order: ListingOrder,
   page: Page,
 ): Promise<{ category_id: number; product_id: number }[]> {
+  const end = page.offset + page.limit;
   const { rows } = await sql<{ category_id: number; product_id: number }>`
-    select k.category_id, s.product_id
-      from unnest(${[...categoryIds]}::integer[]) with ordinality as k(category_id, n)
-      cross join lateral (
-        select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
-          from product_market_summaries s
-         where ${listingConditions(filter)}
-           and s.category_id in (select tree.id from ${subtreeOf(categoryIds)} as tree
-                                  where tree.root_id = k.category_id)
-         order by ${LISTING_ORDERS[order]}
-         offset ${page.offset} limit ${page.limit}
-      ) as s
-     order by k.n, ${LISTING_ORDERS[order]}`.execute(db);
+    select ranked.category_id, ranked.product_id
+      from (select s.root_id as category_id, s.product_id,
+                   row_number() over (partition by s.root_id
+                                      order by ${LISTING_ORDERS[order]}) as position
+              from (${firstRowsPerCategory(categoryIds, filter, order, end)}) as s) as ranked
+     where ranked.position > ${page.offset} and ranked.position <= ${end}
+     order by ranked.category_id, ranked.position`.execute(db);
   return rows;
 }
 
+/**
+ * How many listed products are below each category (filter.categoryId is not used): per
+ * category asked for, one scan of the (market, category_id, …) index over its subtree's
+ * categories, with the price-trend bounds (if any) a range of the trend index. A count reads
+ * every entry, in whatever order: one scan for the subtree, not one per category, so that
+ * Postgres visits each heap page once where the visibility map does not spare it the heap.
+ */
 export async function countProductsInCategories(
   db: Kysely<Database>,
   categoryIds: readonly number[],
   filter: ListingFilter,
 ): Promise<Map<number, number>> {
   const { rows } = await sql<{ category_id: number; total: number }>`
-    select tree.root_id as category_id, count(*)::int as total
-      from ${subtreeOf(categoryIds)} as tree
-      join product_market_summaries s on s.category_id = tree.id
-     where ${listingConditions(filter)}
-     group by tree.root_id`.execute(db);
+    select k.root_id as category_id,
+           (select count(*)::int from product_market_summaries s
+             where ${marketConditions(filter)}
+               and s.category_id = any(${categoriesBelowRoot(categoryIds)})) as total
+      from unnest(${[...categoryIds]}::integer[]) as k(root_id)`.execute(db);
   return new Map(rows.map((row) => [row.category_id, row.total]));
 }

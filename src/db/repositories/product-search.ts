@@ -19,10 +19,11 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../types.ts';
-import { subtreeOf } from './categories.ts';
 import {
+  firstRowsPerCategory,
   LISTING_ORDERS,
   listingConditions,
+  SORT_COLUMNS,
   type ListingFilter,
   type ListingOrder,
   type Page,
@@ -203,13 +204,6 @@ function orderWithinTier(order: SearchOrder): ListingOrder {
  */
 export const FRONT_ROWS = 2_000;
 
-/** The columns each order sorts on, and the name's stored text-search vector. */
-const ORDER_COLUMNS: Record<ListingOrder, RawBuilder<unknown>> = {
-  POPULARITY: sql`s.product_id, s.popularity, s.name_vector`,
-  PRICE: sql`s.product_id, s.popularity, s.lowest_price, s.name_vector`,
-  PRICE_TREND: sql`s.product_id, s.popularity, s.price_trend_percentage, s.name_vector`,
-};
-
 interface Walk {
   /** At most frontRows listed products, in the order. */
   rows: RawBuilder<unknown>;
@@ -219,23 +213,21 @@ interface Walk {
 
 /**
  * The walk along the order that a search's front rows come from, bounded: it never reads
- * more than frontRows index entries per category. A category in popularity order walks each
- * of its categories' (market, category_id, popularity) index and merges them; any other
- * filter is applied to the walked rows afterwards (a selective filter applied during the
- * walk would make it read the whole market).
+ * more than frontRows index entries per category. A category's walk merges the first
+ * frontRows of each category of its subtree (firstRowsPerCategory, on the per-category index
+ * of the order); any other filter is applied to the walked rows afterwards (a selective
+ * filter applied during the walk would make it read the whole market, or category).
  */
 function walkOf(filter: ListingFilter, order: ListingOrder, frontRows: number): Walk {
   const keys = LISTING_ORDERS[order];
-  const columns = ORDER_COLUMNS[order];
+  // The columns the order sorts on, and the name's stored text-search vector.
+  const columns = sql`${SORT_COLUMNS[order]}, s.name_vector`;
   const hasPriceTrend = filter.priceTrend?.gte != null || filter.priceTrend?.lte != null;
-  if (filter.categoryId !== undefined && order === 'POPULARITY') {
+  if (filter.categoryId !== undefined) {
+    const { market, categoryId } = filter;
     return {
       rows: sql`
-        select s.* from ${subtreeOf([filter.categoryId])} as tree
-        cross join lateral (
-          select ${columns} from product_market_summaries s
-           where s.market = ${filter.market} and s.category_id = tree.id
-           order by ${keys} limit ${frontRows}) as s
+        select s.* from (${firstRowsPerCategory([categoryId], { market }, order, frontRows, columns)}) as s
         order by ${keys} limit ${frontRows}`,
       leftToFilter: hasPriceTrend ? { ...filter, categoryId: undefined } : undefined,
     };
@@ -245,7 +237,7 @@ function walkOf(filter: ListingFilter, order: ListingOrder, frontRows: number): 
       select ${columns} from product_market_summaries s
        where s.market = ${filter.market}
        order by ${keys} limit ${frontRows}`,
-    leftToFilter: hasPriceTrend || filter.categoryId !== undefined ? filter : undefined,
+    leftToFilter: hasPriceTrend ? filter : undefined,
   };
 }
 

@@ -45,8 +45,9 @@ export function moneyIn(market: MarketCode, value: number | null): MoneyShape | 
 export interface PeriodPriceShape {
   value: number;
   currency: Currency;
-  start: Date | null;
-  end: Date | null;
+  /** ISO 8601, as timestamps come from the database (src/db/timestamps.ts). */
+  start: string | null;
+  end: string | null;
 }
 
 export const PeriodPriceRef = builder.objectRef<PeriodPriceShape>('PeriodPrice').implement({
@@ -71,8 +72,8 @@ export const PeriodPriceRef = builder.objectRef<PeriodPriceShape>('PeriodPrice')
 export function periodPrice(
   currency: Currency,
   value: number | null,
-  start: Date | null,
-  end: Date | null,
+  start: string | null,
+  end: string | null,
 ): PeriodPriceShape | null {
   return value === null ? null : { value, currency, start, end };
 }

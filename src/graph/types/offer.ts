@@ -19,6 +19,7 @@ import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
+import { loaderPerArguments } from '../argument-loaders.ts';
 import { unionOfColumns } from '../row-loader.ts';
 import { connectionOf, offsetPage } from '../pagination.ts';
 import {
@@ -48,7 +49,25 @@ interface OffersOfProduct {
   columns: readonly OfferColumn[];
 }
 
-/** The key of a product's offers (the selection is the same for every key of a path's loader). */
+/** Selections differ between keys of one loader, so the cache key names the columns. */
+function offersCacheKey(key: OffersOfProduct): string {
+  return `${scopeKey(key.product)}/${key.columns.join()}`;
+}
+
+/** Each product of the keys once (a product's offers are read once whatever it selects). */
+function uniqueProducts(keys: readonly OffersOfProduct[]): ProductParent[] {
+  return [...new Map(keys.map(({ product }) => [marketKey(product), product])).values()];
+}
+
+interface OfferPageArguments {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+  orderBy?: OfferOrder | null;
+}
+
+/** The key of a product's offers: the product and the offer columns its selection shows. */
 function offersOf(
   product: ProductParent,
   info: GraphQLResolveInfo,
@@ -279,11 +298,45 @@ const OfferSummaryRef = builder.objectRef<OfferSummaryShape>('OfferSummary').imp
   }),
 });
 
+/** A page of each product's offers: one statement for every product asking the same page. */
+const offerPages = loaderPerArguments(
+  async (keys: readonly OffersOfProduct[], context, args: OfferPageArguments) => {
+    const page = offsetPage(args, OFFER_PAGE_LIMITS);
+    // The same product may come twice (two selections): read its offers once.
+    const products = uniqueProducts(keys);
+    const rows = await findAvailableOffersPage(
+      context.db,
+      products.map(productMarketKey),
+      { offset: page.offset, limit: page.limit, order: args.orderBy ?? 'PRICE' },
+      unionOfColumns(keys.map((key) => key.columns)),
+    );
+    // Each row carries its product's total; a page past the end has no row to carry it,
+    // so those products are counted on demand, all in one statement.
+    let counts: Promise<Map<string, number>> | undefined;
+    const countOffers = async (product: ProductParent) => {
+      counts ??= summariseAvailableOffers(context.db, products.map(productMarketKey)).then(
+        (summaries) => new Map(summaries.map((row) => [marketKeyOfRow(row), row.offer_count])),
+      );
+      return (await counts).get(marketKey(product)) ?? 0;
+    };
+    const byProduct = groupByKey(
+      keys.map(({ product }) => marketKey(product)),
+      rows,
+      marketKeyOfRow,
+    );
+    return byProduct.map((group, index) => {
+      const { product } = keys[index]!;
+      const total = group[0]?.total ?? (page.offset > 0 ? () => countOffers(product) : 0);
+      return connectionOf(page, group.map(offerIn(product)), total);
+    });
+  },
+  offersCacheKey,
+);
+
 builder.objectFields(ProductRef, (t) => ({
-  offers: t.loadable({
+  offers: t.field({
     type: OfferConnection,
     description: `The available offers in the market, cheapest first unless ordered otherwise (at most ${OFFER_PAGE_LIMITS.maxSize} per page).`,
-    byPath: true,
     complexity: (args) => pageCost(OFFER_PAGE_LIMITS, args),
     args: {
       ...t.arg.connectionArgs(),
@@ -293,32 +346,8 @@ builder.objectFields(ProductRef, (t) => ({
         description: 'The order of the offers.',
       }),
     },
-    load: async (keys: OffersOfProduct[], context, args) => {
-      const products = keys.map((key) => key.product);
-      const page = offsetPage(args, OFFER_PAGE_LIMITS);
-      const rows = await findAvailableOffersPage(
-        context.db,
-        products.map(productMarketKey),
-        { offset: page.offset, limit: page.limit, order: args.orderBy ?? 'PRICE' },
-        keys[0]!.columns,
-      );
-      // Each row carries its product's total; a page past the end has no row to carry it,
-      // so those products are counted on demand, all in one statement.
-      let counts: Promise<Map<string, number>> | undefined;
-      const countOffers = async (product: ProductParent) => {
-        counts ??= summariseAvailableOffers(context.db, products.map(productMarketKey)).then(
-          (summaries) => new Map(summaries.map((row) => [marketKeyOfRow(row), row.offer_count])),
-        );
-        return (await counts).get(marketKey(product)) ?? 0;
-      };
-      return groupByKey(products.map(marketKey), rows, marketKeyOfRow).map((group, index) => {
-        const product = products[index]!;
-        const total = group[0]?.total ?? (page.offset > 0 ? () => countOffers(product) : 0);
-        return connectionOf(page, group.map(offerIn(product)), total);
-      });
-    },
-    loaderOptions: loaderOptions({ cacheKeyFn: (key: OffersOfProduct) => scopeKey(key.product) }),
-    resolve: (product, _args, _context, info) => offersOf(product, info, CONNECTION_ITEMS),
+    resolve: (product, args, context, info) =>
+      offerPages(context, args).load(offersOf(product, info, CONNECTION_ITEMS)),
   }),
   lowestPrice: t.loadable({
     type: OfferRef,
@@ -329,16 +358,13 @@ builder.objectFields(ProductRef, (t) => ({
       const rows = await findCheapestOffers(
         context.db,
         products.map(productMarketKey),
-        unionOfColumns(keys),
+        unionOfColumns(keys.map((key) => key.columns)),
       );
       return oneByKey(products.map(marketKey), rows, marketKeyOfRow).map((row, index) =>
         row ? offerIn(products[index]!)(row) : null,
       );
     },
-    // Not per path: selections differ between keys, so the cache key names the columns.
-    loaderOptions: loaderOptions({
-      cacheKeyFn: (key: OffersOfProduct) => `${scopeKey(key.product)}/${key.columns.join()}`,
-    }),
+    loaderOptions: loaderOptions({ cacheKeyFn: offersCacheKey }),
     resolve: (product, _args, _context, info) => offersOf(product, info),
   }),
   offerSummary: t.loadable({

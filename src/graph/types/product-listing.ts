@@ -30,9 +30,10 @@ import { badUserInput } from '../../errors.ts';
 import type { RequestContext } from '../../context.ts';
 import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
-import { loaderOptions } from '../batching.ts';
+import { loaderPerArguments } from '../argument-loaders.ts';
 import { groupByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
+import { unionOfColumns } from '../row-loader.ts';
 import { connectionOf, offsetPage, type OffsetPage } from '../pagination.ts';
 import { scopeKey, type Scope } from '../scope.ts';
 import { CONNECTION_ITEMS, selectedColumns } from '../selection.ts';
@@ -248,11 +249,51 @@ interface CategoryProductsKey {
   productColumns: readonly ProductColumn[];
 }
 
+interface CategoryProductsArguments extends DefaultConnectionArguments {
+  priceTrend?: { gte?: number | null; lte?: number | null } | null;
+  orderBy?: SearchOrder | null;
+  /** The categories' market: a statement lists one market's products. */
+  market: MarketCode;
+}
+
+/** A page of each category's products: one statement for every category asking the same page. */
+const categoryProductPages = loaderPerArguments(
+  async (keys: readonly CategoryProductsKey[], context, args: CategoryProductsArguments) => {
+    checkPriceTrend(args.priceTrend);
+    const order = listingOrderOf(args.orderBy);
+    const page: OffsetPage = offsetPage(args, PRODUCT_PAGE_LIMITS);
+    const filter: ListingFilter = { market: args.market, priceTrend: args.priceTrend ?? undefined };
+    // A category may come twice (two selections): list it once.
+    const categoryIds = [...new Set(keys.map(({ category }) => category.row.id))];
+    const rows = await listProductIdsInCategories(context.db, categoryIds, filter, order, page);
+    const columns = unionOfColumns(keys.map((key) => key.productColumns));
+    const products = await productRows(context).loadMany(
+      rows.map((row) => ({ id: row.product_id, columns })),
+    );
+    const byCategory = groupByKey(
+      keys.map(({ category }) => category.row.id),
+      rows.map((row, index) => ({ categoryId: row.category_id, product: products[index] })),
+      (item) => item.categoryId,
+    );
+    let totals: Promise<Map<number, number>> | undefined;
+    return byCategory.map((items, index) => {
+      const { category } = keys[index]!;
+      const listed = items.flatMap(({ product }) =>
+        product && !(product instanceof Error) ? [{ row: product, scope: category.scope }] : [],
+      );
+      return connectionOf(page, listed, async () => {
+        totals ??= countProductsInCategories(context.db, categoryIds, filter);
+        return (await totals).get(category.row.id) ?? 0;
+      });
+    });
+  },
+  (key) => `${scopeKey(key.category)}/${key.productColumns.join()}`,
+);
+
 builder.objectField(CategoryRef, 'products', (t) =>
-  t.loadable({
+  t.field({
     type: ProductConnection,
     description: `The products below this category with an available offer in the market (at most ${PRODUCT_PAGE_LIMITS.maxSize} per page).`,
-    byPath: true,
     args: {
       ...t.arg.connectionArgs(),
       priceTrend: t.arg({ type: PriceTrendFilter, description: 'Bounds on the price trend.' }),
@@ -263,42 +304,10 @@ builder.objectField(CategoryRef, 'products', (t) =>
       }),
     },
     complexity: (args) => pageCost(PRODUCT_PAGE_LIMITS, args),
-    load: async (keys: CategoryProductsKey[], context, args) => {
-      const categories = keys.map((key) => key.category);
-      checkPriceTrend(args.priceTrend);
-      const order = listingOrderOf(args.orderBy);
-      const page: OffsetPage = offsetPage(args as DefaultConnectionArguments, PRODUCT_PAGE_LIMITS);
-      const market = categories[0]!.scope.market;
-      const filter: ListingFilter = { market, priceTrend: args.priceTrend ?? undefined };
-      const categoryIds = categories.map((c) => c.row.id);
-      const rows = await listProductIdsInCategories(context.db, categoryIds, filter, order, page);
-      // One selection per path (the loader is per path), so every key asks the same columns.
-      const products = await productRows(context).loadMany(
-        rows.map((row) => ({ id: row.product_id, columns: keys[0]!.productColumns })),
-      );
-      const byCategory = groupByKey(
-        categoryIds,
-        rows.map((row, index) => ({ categoryId: row.category_id, product: products[index] })),
-        (item) => item.categoryId,
-      );
-      let totals: Promise<Map<number, number>> | undefined;
-      return byCategory.map((items, index) => {
-        const category = categories[index]!;
-        const listed = items.flatMap(({ product }) =>
-          product && !(product instanceof Error) ? [{ row: product, scope: category.scope }] : [],
-        );
-        return connectionOf(page, listed, async () => {
-          totals ??= countProductsInCategories(context.db, categoryIds, filter);
-          return (await totals).get(category.row.id) ?? 0;
-        });
-      });
-    },
-    loaderOptions: loaderOptions({
-      cacheKeyFn: (key: CategoryProductsKey) => scopeKey(key.category),
-    }),
-    resolve: (category, _args, _context, info): CategoryProductsKey => ({
-      category,
-      productColumns: listedProductColumns(info),
-    }),
+    resolve: (category, args, context, info) =>
+      categoryProductPages(context, { ...args, market: category.scope.market }).load({
+        category,
+        productColumns: listedProductColumns(info),
+      }),
   }),
 );
