@@ -15,6 +15,8 @@ import {
   type LogEvent,
 } from 'kysely';
 import pg from 'pg';
+import { preparedStatementName } from './prepared.ts';
+import { timestamptzToIso } from './timestamps.ts';
 import type { Database } from './types.ts';
 
 const { builtins } = pg.types;
@@ -23,7 +25,9 @@ const NUMERIC_ARRAY_OID = 1231 as (typeof builtins)['NUMERIC'];
 
 // Prices are numeric(12,2) and counts may be int8: both fit a double exactly at our
 // magnitudes, and callers want numbers, not strings. Dates stay 'YYYY-MM-DD' strings so no
-// time zone can shift a calendar day.
+// time zone can shift a calendar day. Timestamps are only ever re-serialised (the API writes
+// them as ISO 8601): they arrive as that ISO string, rewritten from Postgres' text, not
+// parsed into a Date per value (src/db/timestamps.ts).
 const parseNumericArray = pg.types.getTypeParser(NUMERIC_ARRAY_OID);
 pg.types.setTypeParser(builtins.INT8, Number);
 pg.types.setTypeParser(builtins.NUMERIC, Number);
@@ -33,6 +37,32 @@ pg.types.setTypeParser(NUMERIC_ARRAY_OID, (value: string) =>
   ),
 );
 pg.types.setTypeParser(builtins.DATE, (value: string) => value);
+pg.types.setTypeParser(builtins.TIMESTAMPTZ, timestamptzToIso);
+
+/**
+ * The pool's client class: a statement `executePrepared` has named (src/db/prepared.ts) goes
+ * with that name after `namePrefix`, so the connection parses and plans it once; node-postgres
+ * remembers per connection which names it has parsed (a connection opened after a server
+ * restart has none and parses again). Kysely's PostgresConnection calls `query(text, values)`;
+ * every other call (a config object, a cursor, a callback) goes as it is.
+ */
+function preparingClient(namePrefix: string): typeof pg.Client {
+  return class PreparingClient extends pg.Client {
+    // `never` stands for the result of whichever overload of pg's `query` the call matches.
+    override query(...args: unknown[]): never {
+      const send = super.query as (...args: unknown[]) => never;
+      const [text, values] = args;
+      const name =
+        typeof text === 'string' && args.length === 2 ? preparedStatementName(text) : undefined;
+      return name === undefined
+        ? send.apply(this, args)
+        : send.call(this, { name: namePrefix + name, text, values });
+    }
+  };
+}
+
+/** Handles opened on PGlite instances in this process: see openDatabase. */
+let embeddedHandles = 0;
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
@@ -100,14 +130,30 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       max: options.poolSize ?? 10,
       // A host that drops packets must fail start-up and readiness, not hang them.
       connectionTimeoutMillis: 10_000,
+      // In UTC, timestamps arrive in the form src/db/timestamps.ts rewrites without a Date, and
+      // `current_date` is the UTC day whatever the server's own time zone. Without JIT: the
+      // catalogue's statements run in milliseconds, and a count over a large category crosses
+      // jit_above_cost on row estimates alone, then spends 45-200 ms compiling what runs in
+      // one (docs/benchmarks.md, "Category listings on their index"). A URL that sets
+      // `options` itself wins (timestamps then take the slower exact path).
+      options: '-c TimeZone=UTC -c jit=off',
+      Client: preparingClient(''),
     });
   } else {
     kind = 'embedded';
     pglite =
       options.pglite ??
       (ownedPglite = await createEmbeddedDatabase(options.embeddedDataDir ?? 'memory://'));
-    // PGlite is a single connection; the adapter's pool serialises access to it.
-    pool = new pg.Pool(createPgConfig(pglite) as pg.PoolConfig);
+    // PGlite is a single connection; the adapter's pool serialises access to it. Its statement
+    // names carry the handle's own prefix: a caller's instance may outlive the handle or serve
+    // several (`options.pglite`), and node-postgres' record of the names parsed lives in each
+    // handle's adapter, so a name shared between handles would be parsed again by the second
+    // and refused ("already exists"). A closed handle's statements stay in the instance until
+    // it closes (at most MAX_PREPARED_STATEMENTS each).
+    pool = new pg.Pool({
+      ...(createPgConfig(pglite) as pg.PoolConfig),
+      Client: preparingClient(`h${++embeddedHandles}_`),
+    });
   }
 
   // Without a listener a client's error (server restart, network drop) would be an unhandled

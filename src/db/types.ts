@@ -1,7 +1,7 @@
 /**
  * The database as Kysely sees it: one interface per table (schema/migrations is the truth;
  * these types follow it). numeric and int8 arrive as numbers (see client.ts), dates as
- * 'YYYY-MM-DD' strings, timestamps as Date.
+ * 'YYYY-MM-DD' strings, timestamps as ISO 8601 strings in UTC (src/db/timestamps.ts).
  */
 import type { ColumnType } from 'kysely';
 import type { MarketCode } from '../markets.ts';
@@ -30,7 +30,7 @@ export type Currency = (typeof CURRENCIES)[number];
 export const PROPERTY_TYPES = ['category', 'boolean', 'string', 'number'] as const;
 export type PropertyType = (typeof PROPERTY_TYPES)[number];
 
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Timestamp = ColumnType<string, Date | string, Date | string>;
 
 export interface MarketsTable {
   code: MarketCode;
@@ -155,7 +155,7 @@ export interface ApiClientsTable {
   id: string;
   name: string;
   secret_hash: string;
-  created_at: ColumnType<Date, Date | string | undefined, never>;
+  created_at: ColumnType<string, Date | string | undefined, never>;
 }
 
 export interface ApiClientRefsTable {

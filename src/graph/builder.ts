@@ -91,8 +91,8 @@ builder.scalarType('Date', {
 
 builder.scalarType('DateTime', {
   description: 'A point in time, ISO 8601 with time zone (e.g. 2026-11-01T12:00:00.000Z).',
-  serialize: (value) =>
-    value instanceof Date ? value.toISOString() : new Date(value).toISOString(),
+  // Timestamps from the database already are that string (src/db/timestamps.ts).
+  serialize: (value) => (value instanceof Date ? value.toISOString() : value),
 });
 
 builder.scalarType('PropertyValue', {
