@@ -19,12 +19,15 @@ export interface RowKey<Column extends string> {
 /** The columns any key of a batch asked for (each key's list given), in a stable order. */
 export function unionOfColumns<Column extends string>(
   lists: readonly (readonly Column[])[],
-): Column[] {
+): readonly Column[] {
+  // Keys of one place in the query share selectedColumns' (sorted) list: the usual batch.
+  const [first = []] = lists;
+  if (lists.every((list) => list === first)) return first;
   return [...new Set(lists.flat())].sort();
 }
 
 export function rowLoader<Row extends { id: number }, Column extends string>(
-  find: (context: RequestContext, ids: number[], columns: Column[]) => Promise<Row[]>,
+  find: (context: RequestContext, ids: number[], columns: readonly Column[]) => Promise<Row[]>,
 ): (context: RequestContext) => DataLoader<RowKey<Column>, Row | null, string> {
   return createContextCache(
     (context: RequestContext) =>

@@ -74,23 +74,31 @@ function selectedFieldNodes(
 /** Where a connection's items are in its selection. */
 export const CONNECTION_ITEMS = [['edges', 'node']] as const;
 
-const cache = new WeakMap<readonly FieldNode[], WeakMap<object, Map<string, string[]>>>();
+/** Per field node list and request: per row type and paths, the columns (see above). */
+const cache = new WeakMap<
+  readonly FieldNode[],
+  WeakMap<object, Map<RowType<string>, Map<readonly (readonly string[])[], string[]>>>
+>();
+
+const AT_THE_FIELD = [[]] as const;
 
 /**
  * The sorted columns of `rowType` the selection needs at the end of each path (the field
  * itself by default; CONNECTION_ITEMS for a connection), always including `rowType.always`.
+ * Row types and paths are module constants: they key the cache by identity.
  */
 export function selectedColumns<Column extends string>(
   info: GraphQLResolveInfo,
   rowType: RowType<Column>,
-  paths: readonly (readonly string[])[] = [[]],
+  paths: readonly (readonly string[])[] = AT_THE_FIELD,
 ): Column[] {
   let byRequest = cache.get(info.fieldNodes);
   if (!byRequest) cache.set(info.fieldNodes, (byRequest = new WeakMap()));
-  let byType = byRequest.get(info.variableValues);
-  if (!byType) byRequest.set(info.variableValues, (byType = new Map()));
-  const cacheKey = `${rowType.typeName}:${paths.map((path) => path.join('.')).join('|')}`;
-  const known = byType.get(cacheKey);
+  let byRowType = byRequest.get(info.variableValues);
+  if (!byRowType) byRequest.set(info.variableValues, (byRowType = new Map()));
+  let byPaths = byRowType.get(rowType);
+  if (!byPaths) byRowType.set(rowType, (byPaths = new Map()));
+  const known = byPaths.get(paths);
   if (known) return known as Column[];
 
   const wanted = new Set<string>(rowType.always);
@@ -104,6 +112,6 @@ export function selectedColumns<Column extends string>(
     }
   }
   const result = [...wanted].sort();
-  byType.set(cacheKey, result);
+  byPaths.set(paths, result);
   return result as Column[];
 }

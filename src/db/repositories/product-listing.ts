@@ -7,7 +7,9 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
+import { executePrepared } from '../prepared.ts';
 import { subtreeOf } from './categories.ts';
+import { productColumnList, type ProductColumn, type ProductRow } from './products.ts';
 
 export const LISTING_ORDERS = {
   POPULARITY: sql`s.popularity desc, s.product_id`,
@@ -105,6 +107,19 @@ export function firstRowsPerCategory(
          limit ${limit}) as s`;
 }
 
+/**
+ * The rows (product_id, position) of one page of the market's listed products, position
+ * counting from 1 at the start of the whole list (no category: see categoryPageRows).
+ */
+function marketPageRows(filter: ListingFilter, order: ListingOrder, page: Page) {
+  return sql`
+    select s.product_id, row_number() over (order by ${LISTING_ORDERS[order]}) as position
+      from product_market_summaries s
+     where ${listingConditions(filter)}
+     order by ${LISTING_ORDERS[order]}
+     offset ${page.offset} limit ${page.limit}`;
+}
+
 /** One page of the market's listed products (filter.categoryId: those below that category). */
 export async function listProductIds(
   db: Kysely<Database>,
@@ -117,11 +132,31 @@ export async function listProductIds(
     return rows.map((row) => row.product_id);
   }
   const { rows } = await sql<{ product_id: number }>`
-    select s.product_id from product_market_summaries s
-     where ${listingConditions(filter)}
-     order by ${LISTING_ORDERS[order]}
-     offset ${page.offset} limit ${page.limit}`.execute(db);
+    select listed.product_id from (${marketPageRows(filter, order, page)}) as listed
+     order by listed.position`.execute(db);
   return rows.map((row) => row.product_id);
+}
+
+/**
+ * The same page as listProductIds with the products' `columns` (the id always): the page and
+ * its products in one statement.
+ */
+export async function listProducts(
+  db: Kysely<Database>,
+  filter: ListingFilter,
+  order: ListingOrder,
+  page: Page,
+  columns: readonly ProductColumn[],
+): Promise<ProductRow[]> {
+  if (filter.categoryId !== undefined) {
+    return listProductsInCategories(db, [filter.categoryId], filter, order, page, columns);
+  }
+  const { rows } = await sql<ProductRow>`
+    select ${productColumnList('p', columns)}
+      from (${marketPageRows(filter, order, page)}) as listed
+      join products p on p.id = listed.product_id
+     order by listed.position`.execute(db);
+  return rows;
 }
 
 export async function countProducts(db: Kysely<Database>, filter: ListingFilter): Promise<number> {
@@ -136,11 +171,29 @@ export async function countProducts(db: Kysely<Database>, filter: ListingFilter)
 }
 
 /**
- * One page of products below each of several categories, in one statement (filter.categoryId
- * is not used). The page of a category is the merge of its subtree's categories' first
- * offset + limit products (firstRowsPerCategory): a product's category is one of them, so
- * every product of the page is among those, in the same order, ties broken alike.
+ * The rows (category_id, product_id, position) of one page of products below each of several
+ * categories (filter.categoryId is not used). The page of a category is the merge of its
+ * subtree's categories' first offset + limit products (firstRowsPerCategory): a product's
+ * category is one of them, so every product of the page is among those, in the same order,
+ * ties broken alike.
  */
+function categoryPageRows(
+  categoryIds: readonly number[],
+  filter: ListingFilter,
+  order: ListingOrder,
+  page: Page,
+) {
+  const end = page.offset + page.limit;
+  return sql`
+    select ranked.category_id, ranked.product_id, ranked.position
+      from (select s.root_id as category_id, s.product_id,
+                   row_number() over (partition by s.root_id
+                                      order by ${LISTING_ORDERS[order]}) as position
+              from (${firstRowsPerCategory(categoryIds, filter, order, end)}) as s) as ranked
+     where ranked.position > ${page.offset} and ranked.position <= ${end}`;
+}
+
+/** One page of products below each of several categories, in one statement. */
 export async function listProductIdsInCategories(
   db: Kysely<Database>,
   categoryIds: readonly number[],
@@ -148,16 +201,37 @@ export async function listProductIdsInCategories(
   order: ListingOrder,
   page: Page,
 ): Promise<{ category_id: number; product_id: number }[]> {
-  const end = page.offset + page.limit;
   const { rows } = await sql<{ category_id: number; product_id: number }>`
-    select ranked.category_id, ranked.product_id
-      from (select s.root_id as category_id, s.product_id,
-                   row_number() over (partition by s.root_id
-                                      order by ${LISTING_ORDERS[order]}) as position
-              from (${firstRowsPerCategory(categoryIds, filter, order, end)}) as s) as ranked
-     where ranked.position > ${page.offset} and ranked.position <= ${end}
-     order by ranked.category_id, ranked.position`.execute(db);
+    select listed.category_id, listed.product_id
+      from (${categoryPageRows(categoryIds, filter, order, page)}) as listed
+     order by listed.category_id, listed.position`.execute(db);
   return rows;
+}
+
+/** A product of a category's page, and the category asked for that listed it. */
+export type ListedProductRow = ProductRow & { listed_under: number };
+
+/**
+ * The same pages as listProductIdsInCategories with the products' `columns` (the id always):
+ * the pages and their products in one statement. Its plan does not depend on the values bound
+ * (a scan per category of the order's own index), so it runs prepared.
+ */
+export function listProductsInCategories(
+  db: Kysely<Database>,
+  categoryIds: readonly number[],
+  filter: ListingFilter,
+  order: ListingOrder,
+  page: Page,
+  columns: readonly ProductColumn[],
+): Promise<ListedProductRow[]> {
+  return executePrepared(
+    db,
+    sql<ListedProductRow>`
+      select listed.category_id as listed_under, ${productColumnList('p', columns)}
+        from (${categoryPageRows(categoryIds, filter, order, page)}) as listed
+        join products p on p.id = listed.product_id
+       order by listed.category_id, listed.position`,
+  );
 }
 
 /**

@@ -1,11 +1,16 @@
 /** Products and their GTINs: plain Kysely functions, one statement each. */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, ProductsTable } from '../types.ts';
 import { executePrepared } from '../prepared.ts';
 import { anyOf } from './sql.ts';
 
 export type ProductRow = Selectable<ProductsTable>;
 export type ProductColumn = keyof ProductRow & string;
+
+/** `<alias>.<column>, …` for the columns given and the id. */
+export function productColumnList(alias: string, columns: readonly ProductColumn[]) {
+  return sql.join([...new Set(['id', ...columns])].map((column) => sql.ref(`${alias}.${column}`)));
+}
 
 /** Products by id: every column, or only those given (the id always). */
 export function findProductsByIds(

@@ -9,8 +9,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import {
   countProducts,
   countProductsInCategories,
-  listProductIds,
-  listProductIdsInCategories,
+  listProducts,
+  listProductsInCategories,
   type ListingFilter,
   type ListingOrder,
 } from '../../db/repositories/product-listing.ts';
@@ -25,7 +25,11 @@ import {
   type SearchOrder,
   type TextSearch,
 } from '../../db/repositories/product-search.ts';
-import { findProductIdsByGtins, type ProductColumn } from '../../db/repositories/products.ts';
+import {
+  findProductIdsByGtins,
+  type ProductColumn,
+  type ProductRow,
+} from '../../db/repositories/products.ts';
 import { badUserInput } from '../../errors.ts';
 import type { RequestContext } from '../../context.ts';
 import type { MarketCode } from '../../markets.ts';
@@ -35,7 +39,7 @@ import { groupByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import { unionOfColumns } from '../row-loader.ts';
 import { connectionOf, offsetPage, type OffsetPage } from '../pagination.ts';
-import { scopeKey, type Scope } from '../scope.ts';
+import { scoped, scopeKey, type Scope } from '../scope.ts';
 import { CONNECTION_ITEMS, selectedColumns } from '../selection.ts';
 import { CategoryRef, findCategoryByReference, type CategoryParent } from './category.ts';
 import { scopeArgs, scopeFromArgs } from './market.ts';
@@ -213,16 +217,22 @@ builder.queryField('products', (t) =>
       };
       if (args.category != null)
         filter.categoryId = (await categoryIdOf(context, args.category)).id;
-      const ids =
+      const listed =
         text === undefined
-          ? await listProductIds(context.db, filter, listingOrderOf(args.orderBy), page)
-          : await searchProductIds(
-              context.db,
-              { ...filter, text },
-              args.orderBy ?? 'RELEVANCE',
-              page,
+          ? (
+              await listProducts(context.db, filter, listingOrderOf(args.orderBy), page, columns)
+            ).map(scoped<ProductRow>(scope))
+          : await loadProducts(
+              context,
+              scope,
+              await searchProductIds(
+                context.db,
+                { ...filter, text },
+                args.orderBy ?? 'RELEVANCE',
+                page,
+              ),
+              columns,
             );
-      const listed = await loadProducts(context, scope, ids, columns);
       return connectionOf(page, listed, () =>
         text === undefined
           ? countProducts(context.db, filter)
@@ -265,22 +275,23 @@ const categoryProductPages = loaderPerArguments(
     const filter: ListingFilter = { market: args.market, priceTrend: args.priceTrend ?? undefined };
     // A category may come twice (two selections): list it once.
     const categoryIds = [...new Set(keys.map(({ category }) => category.row.id))];
-    const rows = await listProductIdsInCategories(context.db, categoryIds, filter, order, page);
-    const columns = unionOfColumns(keys.map((key) => key.productColumns));
-    const products = await productRows(context).loadMany(
-      rows.map((row) => ({ id: row.product_id, columns })),
+    const rows = await listProductsInCategories(
+      context.db,
+      categoryIds,
+      filter,
+      order,
+      page,
+      unionOfColumns(keys.map((key) => key.productColumns)),
     );
     const byCategory = groupByKey(
       keys.map(({ category }) => category.row.id),
-      rows.map((row, index) => ({ categoryId: row.category_id, product: products[index] })),
-      (item) => item.categoryId,
+      rows,
+      (row) => row.listed_under,
     );
     let totals: Promise<Map<number, number>> | undefined;
-    return byCategory.map((items, index) => {
+    return byCategory.map((group, index) => {
       const { category } = keys[index]!;
-      const listed = items.flatMap(({ product }) =>
-        product && !(product instanceof Error) ? [{ row: product, scope: category.scope }] : [],
-      );
+      const listed = group.map(({ listed_under: _, ...row }) => ({ row, scope: category.scope }));
       return connectionOf(page, listed, async () => {
         totals ??= countProductsInCategories(context.db, categoryIds, filter);
         return (await totals).get(category.row.id) ?? 0;

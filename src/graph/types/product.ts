@@ -24,7 +24,7 @@ export type ProductParent = Scoped<ProductRow>;
 export const PRODUCT_ROW: RowType<ProductColumn> = { typeName: 'Product', always: ['id'] };
 
 /** Product rows with only the columns a selection needs (selection.ts). */
-export const productRows = rowLoader((context, ids, columns: ProductColumn[]) =>
+export const productRows = rowLoader((context, ids, columns: readonly ProductColumn[]) =>
   findProductsByIds(context.db, ids, columns),
 );
 

@@ -13,7 +13,7 @@ import { OfferRef } from './offer.ts';
 const SHOP_ROW: RowType<ShopColumn> = { typeName: 'Shop', always: ['id'] };
 
 /** Shop rows with only the columns a selection needs (selection.ts). */
-const shopRows = rowLoader((context, ids, columns: ShopColumn[]) =>
+const shopRows = rowLoader((context, ids, columns: readonly ShopColumn[]) =>
   findShopsByIds(context.db, ids, columns),
 );
 
