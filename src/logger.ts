@@ -17,9 +17,22 @@ export function createLogger(
     level: config.logLevel,
     base: { service: 'catalogue-gateway' },
     mixin: currentRequestId,
+    serializers: { err: withSourceClassName },
   };
   if (destination !== undefined) return pino(options, destination);
   return pretty(config.logFormat) ? pino(options, prettyTransport()) : pino(options);
+}
+
+/**
+ * pino's error serializer, with the class name as the source spells it: the bundle renames
+ * classes whose names clash (`GraphQLError11`, `_GraphQLError`, `DatabaseError2`). Keeping
+ * every name instead (esbuild's --keep-names) costs a call for each function created, closures
+ * included, on every request: about 5 % of a request's CPU.
+ */
+function withSourceClassName(error: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const serialized = pino.stdSerializers.err(error);
+  serialized.type = serialized.type.replace(/^_+/, '').replace(/\d+$/, '');
+  return serialized;
 }
 
 function pretty(format: LogFormat): boolean {

@@ -332,7 +332,7 @@ describe('the production bundle', () => {
     }
     const stdout = bundle.stdout();
     expect(stdout).toMatch(/ERROR: .* \{"component":"graphql","requestId":"bundle-failure"\}/);
-    // Bundled without --keep-names, these read `_GraphQLError`, `DatabaseError2`, ….
+    // The bundle renames clashing classes (`_GraphQLError`, `DatabaseError2`, …); logs must not.
     const errorTypes = [...stdout.matchAll(/"type": "([^"]*)"/g)].map((match) => match[1]);
     expect(errorTypes).toContain('GraphQLError');
     expect(errorTypes.filter((type) => !/^[A-Z][A-Za-z]*[a-z]$/.test(type!))).toEqual([]);
