@@ -74,7 +74,10 @@ describe(`/metrics on ${databaseKind}`, () => {
     for (const [path, init] of [
       ['/products?market=se&limit=5', {}],
       ['/suggestions?market=se&product=phone', {}],
-      ['/graphql', graphqlInit('{ products(market: NO, first: 3) { edges { node { name } } } }')],
+      [
+        '/graphql',
+        graphqlInit('{ products(market: NO, first: 3) { edges { node { name gtins } } } }'),
+      ],
     ] as const) {
       const before = await scrape(app);
       const { status, statements } = await fetchCounting(app, path, init);
