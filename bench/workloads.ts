@@ -119,7 +119,7 @@ export const W4_DOCUMENT = /* GraphQL */ `query ${W4_OPERATION}($market: Market!
   product(id: $id, market: $market) {
     productId
     name
-    lowestPrice {
+    lowestOffer {
       price { value currency }
       shop { shopId name }
     }

@@ -26,6 +26,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     Date: { Input: string; Output: string };
     DateTime: { Input: string; Output: Date | string };
+    Decimal: { Input: never; Output: string };
     PropertyValue: { Input: never; Output: boolean | string | number };
   };
 }>({
@@ -82,6 +83,10 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+/** The builder's types, for helpers that add the same fields to several object types. */
+export type BuilderTypes =
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+
 builder.queryType({ description: 'The catalogue: products, offers, shops and categories.' });
 
 builder.scalarType('Date', {
@@ -93,6 +98,13 @@ builder.scalarType('DateTime', {
   description: 'A point in time, ISO 8601 with time zone (e.g. 2026-11-01T12:00:00.000Z).',
   // Timestamps from the database already are that string (src/db/timestamps.ts).
   serialize: (value) => (value instanceof Date ? value.toISOString() : value),
+});
+
+builder.scalarType('Decimal', {
+  description:
+    'An exact decimal amount as a string with exactly two decimals and no grouping (e.g. "5899.00", "7.50"), like Shopify’s MoneyV2 `amount`: parse it with a decimal type, not a float.',
+  // Money fields format it (money.ts decimalOfCents); output only, never an argument.
+  serialize: (value) => value,
 });
 
 builder.scalarType('PropertyValue', {

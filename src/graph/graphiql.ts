@@ -114,7 +114,7 @@ export const SEARCH = /* GraphQL */ `
           category {
             name
           }
-          lowestPrice {
+          lowestOffer {
             price {
               value
               currency
@@ -154,7 +154,7 @@ export const DEALS = /* GraphQL */ `
               currency
             }
           }
-          lowestPrice {
+          lowestOffer {
             url
             shop {
               name

@@ -4,7 +4,8 @@
  * it is validated (graphql-armor's rules), and its cost (Pothos's complexity: page sizes
  * multiply what is selected below them) just before execution, with the request's
  * variables. A document beyond a bound is refused with QUERY_TOO_COMPLEX (400) naming it,
- * and nothing of it is executed. Bodies are bounded in size by yoga (`maxRequestBodySize`),
+ * and nothing of it is executed; so is one with an argument out of its field's bounds
+ * (BAD_USER_INPUT, ./argument-bounds.ts). Bodies are bounded in size by yoga (`maxRequestBodySize`),
  * in kind here: JSON, never an upload.
  *
  * The REST routes build their documents as AST and execute them directly (no parse, no
@@ -27,6 +28,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import { serviceError, withBoundedMessage } from '../errors.ts';
+import { useArgumentBounds } from './argument-bounds.ts';
 import type { PageLimits } from './pagination.ts';
 
 export type DocumentLimits = Pick<
@@ -78,6 +80,8 @@ export function useDocumentLimits(limits: DocumentLimits): Plugin[] {
     maxAliasesPlugin({ n: limits.graphqlMaxAliases, ...refuse('too_many_aliases') }),
     maxDirectivesPlugin({ n: limits.graphqlMaxDirectives, ...refuse('too_many_directives') }),
     { onValidate: ({ addValidationRule }) => addValidationRule(knownOperationTypes) },
+    // Also before the cost: an out-of-range page is refused naming its argument.
+    useArgumentBounds(),
     useBoundedValidationMessages(),
     useCostLimit(limits.graphqlMaxCost),
   ];

@@ -10,6 +10,7 @@ import {
   type DefaultConnectionArguments,
 } from '@pothos/plugin-relay';
 import { badUserInput } from '../errors.ts';
+import { boundedArguments, checkBound, type IntegerBound } from './argument-bounds.ts';
 import type { TotalCount } from './builder.ts';
 
 export interface PageLimits {
@@ -37,15 +38,22 @@ function checkCursor(name: 'after' | 'before', cursor: string | null | undefined
   }
 }
 
-function checkSize(name: 'first' | 'last', size: number | null | undefined, maxSize: number) {
-  if (size != null && (size < 0 || size > maxSize)) {
-    throw badUserInput(`${name} must be between 0 and ${maxSize}`, name, 'out_of_range');
-  }
+function pageSizeBound(limits: PageLimits): IntegerBound {
+  return { min: 0, max: limits.maxSize };
+}
+
+/**
+ * The `extensions` of a connection field paged with these limits: its page sizes are then
+ * checked before the request runs (./argument-bounds.ts), with the bound `offsetPage` checks.
+ */
+export function pageArgumentBounds(limits: PageLimits) {
+  const size = pageSizeBound(limits);
+  return boundedArguments({ first: size, last: size });
 }
 
 export function offsetPage(args: DefaultConnectionArguments, limits: PageLimits): OffsetPage {
-  checkSize('first', args.first, limits.maxSize);
-  checkSize('last', args.last, limits.maxSize);
+  checkBound('first', args.first, pageSizeBound(limits));
+  checkBound('last', args.last, pageSizeBound(limits));
   checkCursor('after', args.after);
   checkCursor('before', args.before);
   if (args.last != null && args.before == null && args.first == null) {

@@ -96,13 +96,20 @@ describe('BAD_USER_INPUT', () => {
     expect(error.extensions!.details).toEqual([{ parameter: 'ref', reason: 'pattern' }]);
   });
 
-  it('for a page larger than the maximum', async () => {
-    const error = await badInput(
+  it('for a page larger than the maximum, before execution (no path, no data)', async () => {
+    const { status, body, error } = await failing(
       '{ products(market: SE, first: 1000) { totalCount } }',
-      'first must be between 0 and 250',
-      ['products'],
     );
-    expect(error.extensions!.details).toEqual([{ parameter: 'first', reason: 'out_of_range' }]);
+    expect(status).toBe(400);
+    expect(body.data).toBeUndefined();
+    expect(error).toEqual({
+      message: 'first must be between 0 and 250',
+      locations: [{ line: 1, column: 24 }],
+      extensions: {
+        code: 'BAD_USER_INPUT',
+        details: [{ parameter: 'first', reason: 'out_of_range' }],
+      },
+    });
   });
 
   it('for an unknown category filter', async () => {

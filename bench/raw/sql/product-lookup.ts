@@ -8,11 +8,11 @@
  */
 import { decimal, integer, nullWhen, object, render, requiredString, word } from '../json-sql.ts';
 
-/** W4_DOCUMENT: productId, name, lowestPrice { price { value currency } shop { shopId name } }. */
+/** W4_DOCUMENT: productId, name, lowestOffer { price { value currency } shop { shopId name } }. */
 const graphqlProduct = object({
   productId: integer('p.id'),
   name: requiredString('p.name'),
-  lowestPrice: nullWhen(
+  lowestOffer: nullWhen(
     'o.id is null',
     object({
       price: object({ value: decimal('o.price'), currency: word('o.currency') }),

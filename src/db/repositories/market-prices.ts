@@ -40,6 +40,14 @@ export async function findMarketPrices(
   return rows;
 }
 
+export interface MarketPriceWithShippingRow extends MarketPriceRow {
+  /**
+   * The price with shipping of the cheapest available offer at the lowest price (the offer
+   * findCheapestOffers picks); null when that offer states no shipping.
+   */
+  lowest_price_including_shipping: number | null;
+}
+
 /**
  * The summaries of the given products in every market where they have an available offer,
  * markets in the order of MARKET_CODES (the order the `markets` query lists them).
@@ -47,10 +55,16 @@ export async function findMarketPrices(
 export function findMarketPricesInAllMarkets(
   db: Kysely<Database>,
   productIds: readonly number[],
-): Promise<MarketPriceRow[]> {
+): Promise<MarketPriceWithShippingRow[]> {
   return db
     .selectFrom('product_market_summaries as s')
     .select(COLUMNS)
+    .select(
+      sql<number | null>`(
+        select o.price_including_shipping from available_offers o
+         where o.product_id = s.product_id and o.market = s.market and o.price = s.lowest_price
+         order by o.id limit 1)`.as('lowest_price_including_shipping'),
+    )
     .where('s.product_id', '=', anyOf(productIds))
     .orderBy('s.product_id')
     .orderBy(sql`array_position(${[...MARKET_CODES]}::text[], s.market)`)

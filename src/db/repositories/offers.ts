@@ -96,6 +96,10 @@ export interface PriceSummaryRow {
   alternative: number | null;
   /** Lowest price among IN_STOCK offers. */
   in_stock: number | null;
+  /** The price with shipping of the offer each lowest price comes from (null: not stated). */
+  regular_including_shipping: number | null;
+  alternative_including_shipping: number | null;
+  in_stock_including_shipping: number | null;
   best_stock_status: StockStatus;
 }
 
@@ -108,14 +112,23 @@ export async function summariseAvailableOffers(
   keys: readonly ProductMarketKey[],
 ): Promise<PriceSummaryRow[]> {
   const statusRank = sql`array_position(${[...STOCK_STATUSES]}::text[], o.stock_status)`;
+  // The offer a filtered minimum comes from, as findCheapestOffers picks it (price, then id).
+  const shippingOfCheapest = (filter: RawBuilder<unknown>) =>
+    sql`(array_agg(o.price_including_shipping order by o.price, o.id) filter (where ${filter}))[1]`;
+  const isNew = sql`o.condition = 'CONDITION_NEW'`;
+  const isAlternative = sql`o.condition <> 'CONDITION_NEW'`;
+  const isInStock = sql`o.stock_status = 'IN_STOCK'`;
   return executePrepared(
     db,
     sql<PriceSummaryRow>`
     select o.product_id, o.market,
            count(*)::int as offer_count,
-           min(o.price) filter (where o.condition = 'CONDITION_NEW') as regular,
-           min(o.price) filter (where o.condition <> 'CONDITION_NEW') as alternative,
-           min(o.price) filter (where o.stock_status = 'IN_STOCK') as in_stock,
+           min(o.price) filter (where ${isNew}) as regular,
+           min(o.price) filter (where ${isAlternative}) as alternative,
+           min(o.price) filter (where ${isInStock}) as in_stock,
+           ${shippingOfCheapest(isNew)} as regular_including_shipping,
+           ${shippingOfCheapest(isAlternative)} as alternative_including_shipping,
+           ${shippingOfCheapest(isInStock)} as in_stock_including_shipping,
            (${[...STOCK_STATUSES]}::text[])[min(${statusRank})] as best_stock_status
       from available_offers o
       join ${productMarketKeyTable(keys)} on o.product_id = k.product_id and o.market = k.market

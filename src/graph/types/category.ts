@@ -24,7 +24,7 @@ import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
-import { connectionOf, offsetPage } from '../pagination.ts';
+import { connectionOf, offsetPage, pageArgumentBounds } from '../pagination.ts';
 import {
   loadMarketScoped,
   marketKey,
@@ -270,7 +270,7 @@ function categorySearchTextOf(query: string): string {
 builder.queryField('categories', (t) =>
   t.field({
     type: CategoryConnection,
-    description: `With \`query\`: the leaf categories (those products belong to) whose name or slug matches it: the name starts with it, or a word of the name is similar to it (prefixes, typos); best match first, then by name. Without: every category of the tree, parents before children. At most ${CATEGORY_SEARCH_PAGE_LIMITS.maxSize} per page. A category's id or slug can be passed as \`category\` to \`products\`.`,
+    description: `With \`query\`: the leaf categories (those products belong to) whose name or slug matches it: the name starts with it, or a word of the name is similar to it (prefixes, typos); best match first, then by name. Without: the categories of the whole tree, parents before children, a page at a time (\`totalCount\` counts them all). ${CATEGORY_SEARCH_PAGE_LIMITS.defaultSize} per page unless \`first\` says otherwise, at most ${CATEGORY_SEARCH_PAGE_LIMITS.maxSize}. A category's id or slug can be passed as \`category\` to \`products\`.`,
     args: {
       ...scopeArgs,
       ...t.arg.connectionArgs(),
@@ -279,6 +279,7 @@ builder.queryField('categories', (t) =>
       }),
     },
     complexity: (args) => pageCost(CATEGORY_SEARCH_PAGE_LIMITS, args),
+    extensions: pageArgumentBounds(CATEGORY_SEARCH_PAGE_LIMITS),
     resolve: async (_root, args, context) => {
       const scope = scopeFromArgs(args);
       const page = offsetPage(args, CATEGORY_SEARCH_PAGE_LIMITS);

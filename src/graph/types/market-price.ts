@@ -5,7 +5,7 @@
  */
 import {
   findMarketPricesInAllMarkets,
-  type MarketPriceRow,
+  type MarketPriceWithShippingRow,
 } from '../../db/repositories/market-prices.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
@@ -15,7 +15,7 @@ import { MoneyRef, moneyIn } from './money.ts';
 import { PriceTrendRef } from './price-trend.ts';
 import { ProductRef } from './product.ts';
 
-const MarketPriceRef = builder.objectRef<MarketPriceRow>('MarketPrice').implement({
+const MarketPriceRef = builder.objectRef<MarketPriceWithShippingRow>('MarketPrice').implement({
   description: 'A product’s lowest price, offer count and price trend in one market.',
   fields: (t) => ({
     market: t.field({
@@ -27,8 +27,9 @@ const MarketPriceRef = builder.objectRef<MarketPriceRow>('MarketPrice').implemen
     lowestPrice: t.field({
       type: MoneyRef,
       nullable: false,
-      description: 'The lowest available price in this market, in its currency.',
-      resolve: (m) => moneyIn(m.market, m.lowest_price),
+      description:
+        'The lowest available price in this market, in its currency, with the shipping its offer states.',
+      resolve: (m) => moneyIn(m.market, m.lowest_price, m.lowest_price_including_shipping),
     }),
     offerCount: t.int({
       nullable: false,

@@ -2,6 +2,7 @@ import { badUserInput } from '../../errors.ts';
 import type { MarketRow } from '../../db/repositories/markets.ts';
 import { MARKET_CODES, type MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
+import { CurrencyEnum } from './money.ts';
 import type { Scope } from '../scope.ts';
 
 export const MarketEnum = builder.enumType('Market', {
@@ -45,7 +46,10 @@ const MarketInfo = builder.objectRef<MarketRow>('MarketInfo').implement({
   description: 'A market with its currency and the site its links point to.',
   fields: (t) => ({
     code: t.field({ type: MarketEnum, description: 'The market code.', resolve: (m) => m.code }),
-    currency: t.exposeString('currency', { description: 'ISO 4217 code of every price here.' }),
+    currency: t.expose('currency', {
+      type: CurrencyEnum,
+      description: 'The currency of every price here (the type `Money.currency` has).',
+    }),
     siteBaseUrl: t.exposeString('site_base_url', {
       description: 'Base URL of the market site that product and category pages link to.',
     }),

@@ -1,7 +1,7 @@
 /** Prices: an amount in its market's currency, with or without a validity period. */
 import type { Currency } from '../../db/types.ts';
 import { MARKET_CURRENCY, type MarketCode } from '../../markets.ts';
-import { builder } from '../builder.ts';
+import { builder, type BuilderTypes } from '../builder.ts';
 
 export const CurrencyEnum = builder.enumType('Currency', {
   description: 'ISO 4217 currency code; each market has exactly one.',
@@ -15,6 +15,35 @@ export const CurrencyEnum = builder.enumType('Currency', {
   } satisfies Record<Currency, { description: string }>,
 });
 
+/**
+ * A price as the Decimal scalar gives it: two decimals, exact. Prices are numeric(12,2)
+ * (at most 9,999,999,999.99) read into doubles (src/db/client.ts); below 2^34 a double is
+ * within 2^-19 of the decimal it was parsed from, far inside the half cent that rounding to
+ * two decimals forgives, and toFixed rounds the double's exact value, so it gives back the
+ * column's digits (test/graph/shapes.test.ts checks this over many values).
+ */
+export function decimalOfCents(value: number): string {
+  return value.toFixed(2);
+}
+
+/** `amount` (exact) beside `value` (a Float): the fields every price type shares. */
+function amountFields<Shape extends { value: number }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Shape>,
+) {
+  return {
+    amount: t.field({
+      type: 'Decimal',
+      description:
+        'The amount, in `currency`, exact to the cent (e.g. "5899.00"; averages are rounded to the cent).',
+      resolve: (price) => decimalOfCents(price.value),
+    }),
+    value: t.float({
+      description: 'The amount, in `currency`, as a number (`amount` is exact).',
+      resolve: (price) => price.value,
+    }),
+  };
+}
+
 export interface MoneyShape {
   value: number;
   currency: Currency;
@@ -24,22 +53,36 @@ export interface MoneyShape {
 export const MoneyRef = builder.objectRef<MoneyShape>('Money').implement({
   description: 'An amount in a market’s currency.',
   fields: (t) => ({
-    value: t.exposeFloat('value', { description: 'The amount, in `currency`.' }),
+    ...amountFields(t),
     currency: t.expose('currency', { type: CurrencyEnum, description: 'The currency.' }),
     includingShipping: t.exposeFloat('includingShipping', {
       nullable: true,
-      description: 'The amount with shipping, or null when the shop states no shipping cost.',
+      description:
+        'The amount with shipping, or null when the shop states no shipping cost. Always null where the amount is not one offer’s price (averages, category and history lowest prices, price trends).',
     }),
   }),
 });
 
-/** An amount in a market's currency, without shipping (aggregates and history have none). */
-export function moneyIn(market: MarketCode, value: number): MoneyShape;
-export function moneyIn(market: MarketCode, value: number | null): MoneyShape | null;
-export function moneyIn(market: MarketCode, value: number | null): MoneyShape | null {
-  return value === null
-    ? null
-    : { value, currency: MARKET_CURRENCY[market], includingShipping: null };
+/**
+ * An amount in a market's currency, with the shipping of the offer it comes from where one
+ * offer is known; aggregates over several offers and price history have none.
+ */
+export function moneyIn(
+  market: MarketCode,
+  value: number,
+  includingShipping?: number | null,
+): MoneyShape;
+export function moneyIn(
+  market: MarketCode,
+  value: number | null,
+  includingShipping?: number | null,
+): MoneyShape | null;
+export function moneyIn(
+  market: MarketCode,
+  value: number | null,
+  includingShipping: number | null = null,
+): MoneyShape | null {
+  return value === null ? null : { value, currency: MARKET_CURRENCY[market], includingShipping };
 }
 
 export interface PeriodPriceShape {
@@ -53,7 +96,7 @@ export interface PeriodPriceShape {
 export const PeriodPriceRef = builder.objectRef<PeriodPriceShape>('PeriodPrice').implement({
   description: 'A price valid for a period (member, sales or original price).',
   fields: (t) => ({
-    value: t.exposeFloat('value', { description: 'The amount, in `currency`.' }),
+    ...amountFields(t),
     currency: t.expose('currency', { type: CurrencyEnum, description: 'The currency.' }),
     start: t.expose('start', {
       type: 'DateTime',

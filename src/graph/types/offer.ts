@@ -2,6 +2,8 @@
  * Offer: one shop's price for a product in a market. Only available offers exist here (the
  * data layer's `available_offers` view); URLs carry the scope's partner ref.
  */
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
 import {
   findAlternativePrices,
   findAvailableOffersByIds,
@@ -13,15 +15,15 @@ import {
   type OfferRow,
 } from '../../db/repositories/offers.ts';
 import { PRODUCT_CONDITIONS, STOCK_STATUSES } from '../../db/types.ts';
-import type { MarketCode } from '../../markets.ts';
 import type { GraphQLResolveInfo } from 'graphql';
-import { builder } from '../builder.ts';
+import type { RequestContext } from '../../context.ts';
+import { builder, type BuilderTypes } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import { loaderPerArguments } from '../argument-loaders.ts';
 import { unionOfColumns } from '../row-loader.ts';
-import { connectionOf, offsetPage } from '../pagination.ts';
+import { connectionOf, offsetPage, pageArgumentBounds } from '../pagination.ts';
 import {
   marketKey,
   marketKeyOfRow,
@@ -259,11 +261,10 @@ const OfferConnection = builder.connectionObject({
 });
 
 export interface OfferSummaryShape {
-  market: MarketCode;
   offerCount: number;
-  regular: number | null;
-  alternative: number | null;
-  inStock: number | null;
+  regular: MoneyShape | null;
+  alternative: MoneyShape | null;
+  inStock: MoneyShape | null;
   bestStockStatus: (typeof STOCK_STATUSES)[number] | null;
 }
 
@@ -274,20 +275,21 @@ const OfferSummaryRef = builder.objectRef<OfferSummaryShape>('OfferSummary').imp
     lowestNewPrice: t.field({
       type: MoneyRef,
       nullable: true,
-      description: 'Lowest price among new-condition offers.',
-      resolve: (s) => moneyIn(s.market, s.regular),
+      description: 'Lowest price among new-condition offers, with the shipping its offer states.',
+      resolve: (s) => s.regular,
     }),
     lowestAlternativePrice: t.field({
       type: MoneyRef,
       nullable: true,
-      description: 'Lowest price among used, refurbished and demo offers.',
-      resolve: (s) => moneyIn(s.market, s.alternative),
+      description:
+        'Lowest price among used, refurbished and demo offers, with the shipping its offer states.',
+      resolve: (s) => s.alternative,
     }),
     lowestInStockPrice: t.field({
       type: MoneyRef,
       nullable: true,
-      description: 'Lowest price among offers IN_STOCK.',
-      resolve: (s) => moneyIn(s.market, s.inStock),
+      description: 'Lowest price among offers IN_STOCK, with the shipping its offer states.',
+      resolve: (s) => s.inStock,
     }),
     bestStockStatus: t.field({
       type: StockStatusEnum,
@@ -333,11 +335,48 @@ const offerPages = loaderPerArguments(
   offersCacheKey,
 );
 
+/**
+ * The cheapest available offer of each product, for `lowestOffer` and the deprecated
+ * `lowestPrice` alike (one statement when a query selects both).
+ */
+const cheapestOffers = createContextCache(
+  (context: RequestContext) =>
+    new DataLoader<OffersOfProduct, OfferParent | null, string>(
+      async (keys) => {
+        const products = keys.map((key) => key.product);
+        const rows = await findCheapestOffers(
+          context.db,
+          products.map(productMarketKey),
+          unionOfColumns(keys.map((key) => key.columns)),
+        );
+        return oneByKey(products.map(marketKey), rows, marketKeyOfRow).map((row, index) =>
+          row ? offerIn(products[index]!)(row) : null,
+        );
+      },
+      loaderOptions({ cacheKeyFn: offersCacheKey }),
+    ),
+);
+
+/** A Product field answering its cheapest offer, described (and deprecated) as given. */
+function cheapestOffer(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, ProductParent>,
+  options: { description: string; deprecationReason?: string },
+) {
+  return t.field({
+    ...options,
+    type: OfferRef,
+    nullable: true,
+    resolve: (product, _args, context, info) =>
+      cheapestOffers(context).load(offersOf(product, info)),
+  });
+}
+
 builder.objectFields(ProductRef, (t) => ({
   offers: t.field({
     type: OfferConnection,
     description: `The available offers in the market, cheapest first unless ordered otherwise (at most ${OFFER_PAGE_LIMITS.maxSize} per page).`,
     complexity: (args) => pageCost(OFFER_PAGE_LIMITS, args),
+    extensions: pageArgumentBounds(OFFER_PAGE_LIMITS),
     args: {
       ...t.arg.connectionArgs(),
       orderBy: t.arg({
@@ -349,23 +388,14 @@ builder.objectFields(ProductRef, (t) => ({
     resolve: (product, args, context, info) =>
       offerPages(context, args).load(offersOf(product, info, CONNECTION_ITEMS)),
   }),
-  lowestPrice: t.loadable({
-    type: OfferRef,
-    nullable: true,
+  lowestOffer: cheapestOffer(t, {
     description: 'The cheapest available offer in the market, with its shop; null without offers.',
-    load: async (keys: OffersOfProduct[], context) => {
-      const products = keys.map((key) => key.product);
-      const rows = await findCheapestOffers(
-        context.db,
-        products.map(productMarketKey),
-        unionOfColumns(keys.map((key) => key.columns)),
-      );
-      return oneByKey(products.map(marketKey), rows, marketKeyOfRow).map((row, index) =>
-        row ? offerIn(products[index]!)(row) : null,
-      );
-    },
-    loaderOptions: loaderOptions({ cacheKeyFn: offersCacheKey }),
-    resolve: (product, _args, _context, info) => offersOf(product, info),
+  }),
+  lowestPrice: cheapestOffer(t, {
+    description:
+      'The cheapest available offer in the market; null without offers. Deprecated: an Offer where every other `lowestPrice` is a Money.',
+    deprecationReason:
+      'Use `lowestOffer` (the same Offer); on other types `lowestPrice` is a Money, and this field will be removed in a later release.',
   }),
   offerSummary: t.loadable({
     type: OfferSummaryRef,
@@ -373,14 +403,20 @@ builder.objectFields(ProductRef, (t) => ({
     load: async (products: ProductParent[], context) => {
       const rows = await summariseAvailableOffers(context.db, products.map(productMarketKey));
       return oneByKey(products.map(marketKey), rows, marketKeyOfRow).map(
-        (row, index): OfferSummaryShape => ({
-          market: products[index]!.scope.market,
-          offerCount: row?.offer_count ?? 0,
-          regular: row?.regular ?? null,
-          alternative: row?.alternative ?? null,
-          inStock: row?.in_stock ?? null,
-          bestStockStatus: row?.best_stock_status ?? null,
-        }),
+        (row, index): OfferSummaryShape => {
+          const { market } = products[index]!.scope;
+          return {
+            offerCount: row?.offer_count ?? 0,
+            regular: moneyIn(market, row?.regular ?? null, row?.regular_including_shipping),
+            alternative: moneyIn(
+              market,
+              row?.alternative ?? null,
+              row?.alternative_including_shipping,
+            ),
+            inStock: moneyIn(market, row?.in_stock ?? null, row?.in_stock_including_shipping),
+            bestStockStatus: row?.best_stock_status ?? null,
+          };
+        },
       );
     },
     loaderOptions: loaderOptions({ cacheKeyFn: scopeKey }),

@@ -6,7 +6,7 @@ import {
   findRecentPriceHistory,
   type PriceHistoryPointRow,
 } from '../../db/repositories/price-history.ts';
-import { badUserInput } from '../../errors.ts';
+import { boundedArguments, checkBound } from '../argument-bounds.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
@@ -39,13 +39,7 @@ const PriceHistoryPointRef = builder
 /** The days asked for; an explicit null means the default, as an omitted argument does. */
 function daysAskedFor(days: number | null | undefined): number {
   const value = days ?? PRICE_HISTORY_DAYS.default;
-  if (value < PRICE_HISTORY_DAYS.min || value > PRICE_HISTORY_DAYS.max) {
-    throw badUserInput(
-      `days must be between ${PRICE_HISTORY_DAYS.min} and ${PRICE_HISTORY_DAYS.max}`,
-      'days',
-      'out_of_range',
-    );
-  }
+  checkBound('days', value, PRICE_HISTORY_DAYS);
   return value;
 }
 
@@ -63,6 +57,7 @@ builder.objectField(ProductRef, 'priceHistory', (t) =>
     },
     // One loader per field path: aliases asking for different `days` never share a batch.
     byPath: true,
+    extensions: boundedArguments({ days: PRICE_HISTORY_DAYS }),
     complexity: ({ days }) => ({
       field: 1,
       multiplier: Math.min(days ?? PRICE_HISTORY_DAYS.default, PRICE_HISTORY_DAYS.max),

@@ -38,7 +38,7 @@ import { loaderPerArguments } from '../argument-loaders.ts';
 import { groupByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import { unionOfColumns } from '../row-loader.ts';
-import { connectionOf, offsetPage, type OffsetPage } from '../pagination.ts';
+import { connectionOf, offsetPage, pageArgumentBounds, type OffsetPage } from '../pagination.ts';
 import { scoped, scopeKey, type Scope } from '../scope.ts';
 import { CONNECTION_ITEMS, selectedColumns } from '../selection.ts';
 import { CategoryRef, findCategoryByReference, type CategoryParent } from './category.ts';
@@ -188,6 +188,7 @@ builder.queryField('products', (t) =>
       args.ids != null || args.gtins != null
         ? pageCost(PRODUCT_PAGE_LIMITS, args, (args.ids?.length ?? 0) + (args.gtins?.length ?? 0))
         : pageCost(PRODUCT_PAGE_LIMITS, args),
+    extensions: pageArgumentBounds(PRODUCT_PAGE_LIMITS),
     resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       const page = offsetPage(args, PRODUCT_PAGE_LIMITS);
@@ -315,6 +316,7 @@ builder.objectField(CategoryRef, 'products', (t) =>
       }),
     },
     complexity: (args) => pageCost(PRODUCT_PAGE_LIMITS, args),
+    extensions: pageArgumentBounds(PRODUCT_PAGE_LIMITS),
     resolve: (category, args, context, info) =>
       categoryProductPages(context, { ...args, market: category.scope.market }).load({
         category,

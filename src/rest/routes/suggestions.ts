@@ -24,11 +24,11 @@ export const suggestionItem: Resource = {
     lowestPrice: object(
       'LowestPrice',
       {
-        price: money('lowestPrice.price', { withShipping: true }),
-        memberPrice: periodPrice('lowestPrice.memberPrice', 'Members’ price, or null.'),
-        salesPrice: periodPrice('lowestPrice.salesPrice', 'Campaign price, or null.'),
-        originalPrice: periodPrice('lowestPrice.originalPrice', 'Price before reduction, or null.'),
-        shop: shop('lowestPrice.shop'),
+        price: money('lowestOffer.price', { withShipping: true }),
+        memberPrice: periodPrice('lowestOffer.memberPrice', 'Members’ price, or null.'),
+        salesPrice: periodPrice('lowestOffer.salesPrice', 'Campaign price, or null.'),
+        originalPrice: periodPrice('lowestOffer.originalPrice', 'Price before reduction, or null.'),
+        shop: shop('lowestOffer.shop'),
         priceTrend: object(
           'PriceTrend',
           {
@@ -40,7 +40,7 @@ export const suggestionItem: Resource = {
           { description: 'The price trend.' },
         ),
       },
-      { description: 'The offer with the lowest current price.', nullIf: 'lowestPrice' },
+      { description: 'The offer with the lowest current price.', nullIf: 'lowestOffer' },
     ),
     ...productItemExtras(),
   },
