@@ -28,12 +28,13 @@ export function columns<Column extends string>(
 }
 
 /**
- * A row-backed type: its name in the schema and the columns every load reads whatever is
- * selected (keys and what scoping needs).
+ * A row-backed type: its name in the schema. The repositories read the keys their loaders
+ * need whatever is selected; the columns here are those the selected fields declare.
  */
 export interface RowType<Column extends string> {
   typeName: string;
-  always: readonly Column[];
+  /** Only for inference: the table's column names. */
+  readonly columns?: readonly Column[];
 }
 
 /**
@@ -84,7 +85,7 @@ const AT_THE_FIELD = [[]] as const;
 
 /**
  * The sorted columns of `rowType` the selection needs at the end of each path (the field
- * itself by default; CONNECTION_ITEMS for a connection), always including `rowType.always`.
+ * itself by default; CONNECTION_ITEMS for a connection).
  * Row types and paths are module constants: they key the cache by identity.
  */
 export function selectedColumns<Column extends string>(
@@ -101,7 +102,7 @@ export function selectedColumns<Column extends string>(
   const known = byPaths.get(paths);
   if (known) return known as Column[];
 
-  const wanted = new Set<string>(rowType.always);
+  const wanted = new Set<string>();
   for (const path of paths) {
     const selected = selectedFieldNodes(info, path);
     if (selected?.type.name !== rowType.typeName) continue;

@@ -40,10 +40,7 @@ import { ProductRef, type ProductParent } from './product.ts';
 export type OfferParent = Scoped<OfferRow>;
 
 /** The offers table behind Offer: its fields declare the columns they read. */
-export const OFFER_ROW: RowType<OfferColumn> = {
-  typeName: 'Offer',
-  always: ['id', 'product_id', 'market'],
-};
+export const OFFER_ROW: RowType<OfferColumn> = { typeName: 'Offer' };
 
 /** A product whose offers are loaded, and the offer columns the selection shows. */
 interface OffersOfProduct {

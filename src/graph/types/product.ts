@@ -21,7 +21,7 @@ import { MarketEnum, scopeArgs, scopeFromArgs } from './market.ts';
 export type ProductParent = Scoped<ProductRow>;
 
 /** The products table behind Product: its fields declare the columns they read. */
-export const PRODUCT_ROW: RowType<ProductColumn> = { typeName: 'Product', always: ['id'] };
+export const PRODUCT_ROW: RowType<ProductColumn> = { typeName: 'Product' };
 
 /** Product rows with only the columns a selection needs (selection.ts). */
 export const productRows = rowLoader((context, ids, columns: readonly ProductColumn[]) =>

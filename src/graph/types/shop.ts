@@ -10,7 +10,7 @@ import { MarketEnum } from './market.ts';
 import { OfferRef } from './offer.ts';
 
 /** The shops table behind Shop: its fields declare the columns they read. */
-const SHOP_ROW: RowType<ShopColumn> = { typeName: 'Shop', always: ['id'] };
+const SHOP_ROW: RowType<ShopColumn> = { typeName: 'Shop' };
 
 /** Shop rows with only the columns a selection needs (selection.ts). */
 const shopRows = rowLoader((context, ids, columns: readonly ShopColumn[]) =>
