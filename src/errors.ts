@@ -4,7 +4,11 @@
  */
 import { PothosValidationError } from '@pothos/core';
 import { GraphQLError } from 'graphql';
-import { databaseConnectionFailure, statementCanceled } from './db/connection-errors.ts';
+import {
+  databaseConnectionFailure,
+  statementCanceled,
+  unstorableText,
+} from './db/connection-errors.ts';
 import { RequestStopped } from './request-deadline.ts';
 
 export const ERROR_STATUS = {
@@ -69,8 +73,8 @@ export function badUserInput(message: string, parameter: string, reason = 'inval
 /**
  * yoga's error masking: errors with a code pass (see `coded`); graphql-js's errors about the
  * request and Pothos's argument validation (malformed global ids and cursors) become
- * BAD_USER_INPUT; anything else is an unexpected defect: logged by yoga, answered with a
- * generic message.
+ * BAD_USER_INPUT, as does a text value Postgres cannot store (a NUL); anything else is an
+ * unexpected defect: logged by yoga, answered with a generic message.
  */
 export function maskError(error: unknown, message: string): Error {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
@@ -93,6 +97,12 @@ export function maskError(error: unknown, message: string): Error {
     return locatedLike(error, serviceError('SERVICE_UNAVAILABLE', 'the catalogue is unavailable'));
   }
   if (tookTooLong(original)) return locatedLike(error, timeoutError());
+  if (unstorableText(original)) {
+    return locatedLike(
+      error,
+      serviceError('BAD_USER_INPUT', 'text arguments must not contain the NUL character (U+0000)'),
+    );
+  }
   return locatedLike(error, serviceError('INTERNAL_SERVER_ERROR', message));
 }
 

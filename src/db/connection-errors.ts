@@ -71,8 +71,22 @@ export function databaseConnectionFailure(error: unknown): string | undefined {
  * defect of ours either, and the client may retry (src/errors.ts: TIMEOUT, a 503).
  */
 export function statementCanceled(error: unknown): boolean {
+  return hasSqlState(error, '57014');
+}
+
+/** Whether the error, or one it was caused by, is the server's with this SQLSTATE. */
+function hasSqlState(error: unknown, sqlState: string): boolean {
   for (let current = error; current instanceof Error; current = current.cause) {
-    if ((current as { code?: unknown }).code === '57014') return true;
+    if ((current as { code?: unknown }).code === sqlState) return true;
   }
   return false;
+}
+
+/**
+ * Whether the server refused a text value it cannot store (SQLSTATE 22021,
+ * character_not_in_repertoire): a NUL character (U+0000), which no Postgres text can hold,
+ * in a value the client gave. The client's mistake, whichever argument carried it.
+ */
+export function unstorableText(error: unknown): boolean {
+  return hasSqlState(error, '22021');
 }

@@ -121,6 +121,15 @@ describe('BAD_USER_INPUT', () => {
     expect(error.extensions!.details).toEqual([{ parameter: 'category', reason: 'unknown' }]);
   });
 
+  // No Postgres text holds U+0000: the server refuses the value (found by the GraphQL fuzz).
+  it.each([
+    ['{ products(market: DK, category: "\\u0000") { totalCount } }', ['products']],
+    ['{ category(market: DK, slug: "a\\u0000") { name } }', ['category']],
+    ['{ products(market: DK, gtins: ["\\u0000"]) { totalCount } }', ['products']],
+  ])('for text with a NUL character: %s', async (query, path) => {
+    await badInput(query, 'text arguments must not contain the NUL character (U+0000)', path);
+  });
+
   it('but a category looked up by an unknown slug is simply null', async () => {
     const body = await catalogue.graphql(
       '{ category(market: SE, slug: "no-such-category") { name } }',
