@@ -9,7 +9,8 @@ import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
 import { executePrepared } from '../prepared.ts';
 import { subtreeOf } from './categories.ts';
-import { productColumnList, type ProductColumn, type ProductRow } from './products.ts';
+import type { ProductColumn, ProductRow } from './products.ts';
+import { columnsWithId } from './sql.ts';
 
 export const LISTING_ORDERS = {
   POPULARITY: sql`s.popularity desc, s.product_id`,
@@ -152,7 +153,7 @@ export async function listProducts(
     return listProductsInCategories(db, [filter.categoryId], filter, order, page, columns);
   }
   const { rows } = await sql<ProductRow>`
-    select ${productColumnList('p', columns)}
+    select ${columnsWithId(columns, 'p')}
       from (${marketPageRows(filter, order, page)}) as listed
       join products p on p.id = listed.product_id
      order by listed.position`.execute(db);
@@ -227,7 +228,7 @@ export function listProductsInCategories(
   return executePrepared(
     db,
     sql<ListedProductRow>`
-      select listed.category_id as listed_under, ${productColumnList('p', columns)}
+      select listed.category_id as listed_under, ${columnsWithId(columns, 'p')}
         from (${categoryPageRows(categoryIds, filter, order, page)}) as listed
         join products p on p.id = listed.product_id
        order by listed.category_id, listed.position`,

@@ -1,16 +1,11 @@
 /** Products and their GTINs: plain Kysely functions, one statement each. */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database, ProductsTable } from '../types.ts';
 import { executePrepared } from '../prepared.ts';
-import { anyOf } from './sql.ts';
+import { anyOf, findRowsByIds } from './sql.ts';
 
 export type ProductRow = Selectable<ProductsTable>;
 export type ProductColumn = keyof ProductRow & string;
-
-/** `<alias>.<column>, …` for the columns given and the id. */
-export function productColumnList(alias: string, columns: readonly ProductColumn[]) {
-  return sql.join([...new Set(['id', ...columns])].map((column) => sql.ref(`${alias}.${column}`)));
-}
 
 /** Products by id: every column, or only those given (the id always). */
 export function findProductsByIds(
@@ -18,11 +13,7 @@ export function findProductsByIds(
   ids: readonly number[],
   columns?: readonly ProductColumn[],
 ): Promise<ProductRow[]> {
-  const query = db.selectFrom('products').where('id', '=', anyOf(ids));
-  return executePrepared(
-    db,
-    columns ? query.select([...new Set(['id' as const, ...columns])]) : query.selectAll(),
-  ) as Promise<ProductRow[]>;
+  return findRowsByIds(db, 'products', ids, columns);
 }
 
 /** GTIN → product id for the GTINs that exist. */

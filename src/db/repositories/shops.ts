@@ -1,7 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ShopsTable } from '../types.ts';
-import { executePrepared } from '../prepared.ts';
-import { anyOf } from './sql.ts';
+import { findRowsByIds } from './sql.ts';
 
 export type ShopRow = Selectable<ShopsTable>;
 export type ShopColumn = keyof ShopRow & string;
@@ -12,9 +11,5 @@ export function findShopsByIds(
   ids: readonly number[],
   columns?: readonly ShopColumn[],
 ): Promise<ShopRow[]> {
-  const query = db.selectFrom('shops').where('id', '=', anyOf(ids));
-  return executePrepared(
-    db,
-    columns ? query.select([...new Set(['id' as const, ...columns])]) : query.selectAll(),
-  ) as Promise<ShopRow[]>;
+  return findRowsByIds(db, 'shops', ids, columns);
 }

@@ -1,6 +1,8 @@
 /** Small SQL building blocks shared by the repositories. */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
+import { executePrepared } from '../prepared.ts';
+import type { Database } from '../types.ts';
 
 /**
  * `= any($1)` with the whole list as one array parameter: the statement text is the same for
@@ -23,4 +25,28 @@ export interface ProductMarketKey {
 export function productMarketKeyTable(keys: readonly ProductMarketKey[]): RawBuilder<unknown> {
   return sql`unnest(${keys.map((k) => k.productId)}::integer[], ${keys.map((k) => k.market)}::text[])
     as k(product_id, market)`;
+}
+
+/**
+ * `"id", "<column>", …` (each prefixed with `alias.` when given): the columns a selection asked
+ * for, and the id every loader keys its rows by, whatever was asked.
+ */
+export function columnsWithId(columns: readonly string[], alias?: string): RawBuilder<unknown> {
+  const qualified = (column: string) =>
+    sql.ref(alias === undefined ? column : `${alias}.${column}`);
+  return sql.join([...new Set(['id', ...columns])].map(qualified));
+}
+
+/** Rows of a table by id: every column, or only those given (the id always). */
+export function findRowsByIds<Row>(
+  db: Kysely<Database>,
+  table: 'products' | 'shops',
+  ids: readonly number[],
+  columns: readonly string[] | undefined,
+): Promise<Row[]> {
+  const selected = columns ? columnsWithId(columns) : sql`*`;
+  return executePrepared(
+    db,
+    sql<Row>`select ${selected} from ${sql.table(table)} where ${sql.ref('id')} = ${anyOf(ids)}`,
+  );
 }
