@@ -27,6 +27,7 @@ import { setLoaderBatching } from './graph/batching.ts';
 import { useCompiledExecution } from './graph/compiled-execution.ts';
 import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { useDocumentLimits, useJsonBodiesOnly, useJsonParameters } from './graph/limits.ts';
+import { useGraphQLOverHttpStatus } from './graph/http-status.ts';
 import { createGraphiQLAssets, GRAPHIQL_ASSETS_PATH } from './graph/graphiql-assets.ts';
 import { schema } from './graph/schema.ts';
 import type { Logger } from './logger.ts';
@@ -108,6 +109,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
       ...useDocumentLimits(config),
       useCompiledExecution(),
       useEntityTags(),
+      useGraphQLOverHttpStatus(),
       ...(responseCache ? [responseCache.plugin] : []),
     ],
   });

@@ -59,15 +59,20 @@ async function send(app: App, init: RequestInit, path = '/graphql'): Promise<Ans
   return { status: response.status, body, text, statements: [...catalogue.statements] };
 }
 
-/** POSTs a document as a JSON client (application/json) does. */
+/**
+ * POSTs a document as a GraphQL over HTTP client does, accepting
+ * `application/graphql-response+json`: a refused document is a 400 (a legacy
+ * `application/json` client gets the same error with a 200, tested below).
+ */
 function query(
   document: string,
   variables: Record<string, unknown> = {},
   app: App = catalogue.app,
+  accept = 'application/graphql-response+json',
 ): Promise<Answer> {
   return send(app, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'content-type': 'application/json', accept },
     body: JSON.stringify({ query: document, variables }),
   });
 }
@@ -172,6 +177,13 @@ describe('the default bounds', () => {
     it(`${name}: answers a document at the bound, refuses one past it (400, nothing run)`, () =>
       expectBound(catalogue.app, document, bound, reason));
   }
+
+  it('refuses the same way to a legacy application/json client, with a 200 (GraphQL over HTTP)', async () => {
+    for (const { document, bound, reason } of bounds) {
+      const past = await query(document(bound + 1), {}, catalogue.app, 'application/json');
+      expectRefused(past, 200, 'QUERY_TOO_COMPLEX', reason);
+    }
+  });
 
   it('counts the depth of fields: a fragment is not a level of its own', async () => {
     expectAnswered(await query(`{ ...Root } fragment Root on Query ${ofDepth(11)}`));
@@ -397,7 +409,10 @@ describe('hostile requests', () => {
     const post = (document: string) =>
       send(catalogue.app, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json',
+        },
         body: `{"query":${JSON.stringify(document)},"variables":{"a":${nested}}}`,
       });
     // Declared, it reaches the key and then its own coercion error; undeclared, it is ignored.
