@@ -28,6 +28,9 @@ import {
 } from './report.ts';
 import { restOperation } from './rest-document.ts';
 import {
+  GATEWAY_ENTRY,
+  GATEWAY_ENV,
+  GATEWAY_PORT,
   machineCpuTicks,
   sampleResidentSet,
   startSystem,
@@ -115,28 +118,6 @@ const only = values.only?.split(',');
 const serverUrl = values['server-url'] ?? process.env.BENCH_SERVER_URL ?? DEFAULT_SERVER_URL;
 
 const log = (line: string) => process.stderr.write(`bench  ${line}\n`);
-
-const GATEWAY_PORT = 4101;
-
-/**
- * The gateway's settings for every variant: as deployed (the image sets NODE_ENV=production,
- * which also turns off graphql-js's development checks), no rate limit, and no response cache
- * unless asked: headline figures reach Postgres on every request (performance.md). Links
- * (`self`, `next`) are built on the public base, by default each process's own address: one
- * base for all, the gateway's, lets the variants answer byte for byte alike.
- */
-const GATEWAY_ENV = {
-  NODE_ENV: 'production',
-  PUBLIC_BASE_URL: `http://127.0.0.1:${GATEWAY_PORT}`,
-  TOKEN_SECRET: 'benchmark-only-token-secret-0123456789abcdef',
-  SEED_ON_EMPTY: 'false',
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
-  RATE_LIMIT_CLIENT_PER_MINUTE: '0',
-  RESPONSE_CACHE_TTL_SECONDS: '0',
-};
-
-/** The gateway as the image runs it: the production bundle `npm run build` writes. */
-const GATEWAY_ENTRY = 'dist/server/main.mjs';
 
 const SYSTEMS: SystemSpec[] = [
   {

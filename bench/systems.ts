@@ -9,6 +9,30 @@ import { applicationName } from './postgres-time.ts';
 
 export type SystemId = 'gateway' | 'raw' | 'naive' | 'cached' | 'postgraphile';
 
+export const GATEWAY_PORT = 4101;
+
+/**
+ * The gateway's settings for every variant: as deployed (the image sets NODE_ENV=production,
+ * which also turns off graphql-js's development checks), no rate limit, and no response cache
+ * unless asked: headline figures reach Postgres on every request (performance.md), and no
+ * catalogue clock: a benchmark measures reads of a fixed catalogue, not a day's rebuild. Links
+ * (`self`, `next`) are built on the public base, by default each process's own address: one
+ * base for all, the gateway's, lets the variants answer byte for byte alike.
+ */
+export const GATEWAY_ENV = {
+  NODE_ENV: 'production',
+  PUBLIC_BASE_URL: `http://127.0.0.1:${GATEWAY_PORT}`,
+  TOKEN_SECRET: 'benchmark-only-token-secret-0123456789abcdef',
+  SEED_ON_EMPTY: 'false',
+  CATALOGUE_CLOCK: 'false',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
+  RATE_LIMIT_CLIENT_PER_MINUTE: '0',
+  RESPONSE_CACHE_TTL_SECONDS: '0',
+};
+
+/** The gateway as the image runs it: the production bundle `npm run build` writes. */
+export const GATEWAY_ENTRY = 'dist/server/main.mjs';
+
 export interface SystemSpec {
   id: SystemId;
   port: number;

@@ -54,6 +54,7 @@ import {
   tokenEndpointSubject,
   tooManyRequestsResponse,
 } from './auth/rate-limiter.ts';
+import { createLimitCounters } from './auth/limit-counters.ts';
 import { createTokenAttemptLimiterFromConfig } from './auth/token-attempts.ts';
 import { RestEngine } from './rest/engine.ts';
 import { handleTokenRequest, TOKEN_PATH, tokenRateLimitedResponse } from './rest/token-endpoint.ts';
@@ -73,7 +74,7 @@ export interface AppDependencies {
 export function createApp({ config, database, logger, draining }: AppDependencies) {
   setLoaderBatching(config.dataLoaderBatching);
   database.limitStatements(config.statementTimeoutMs);
-  const markets = createMarketDirectory(database.db, config.siteUrls);
+  const markets = createMarketDirectory(database.reads, config.siteUrls);
   const metrics = createMetrics(database);
   const responseCache = createResponseCache(
     config,
@@ -97,7 +98,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     maskedErrors: { maskError },
     logging: logger.child({ component: 'graphql' }),
     context: ({ request }): RequestContext =>
-      createRequestContext(database.db, markets, workSignalOf(request)),
+      createRequestContext(database.reads, markets, workSignalOf(request)),
     // The schema takes no uploads: a body is JSON, at most GRAPHQL_MAX_BODY_BYTES, refused
     // (413) before it is read further, let alone parsed.
     multipart: false,
@@ -131,7 +132,14 @@ export function createApp({ config, database, logger, draining }: AppDependencie
         logger.warn({ missing }, 'readiness check failed: tables missing');
         return jsonResponse(503, { status: 'unavailable', reason: 'tables missing', missing });
       }
-      return jsonResponse(200, { status: 'ready', database: database.kind });
+      const databases = database.databases();
+      return jsonResponse(200, {
+        status: 'ready',
+        database: database.kind,
+        // With replicas, each server's state; one out of service leaves the process ready, as
+        // its reads go to the primary.
+        ...(databases.length > 1 ? { databases } : {}),
+      });
     } catch (error) {
       logger.warn({ err: error }, 'readiness check failed');
       return jsonResponse(503, { status: 'unavailable', reason: 'database unreachable' });
@@ -146,8 +154,15 @@ export function createApp({ config, database, logger, draining }: AppDependencie
         requirePartner(caller, url.searchParams.get('ref') || undefined, requestId)
       : rejectInvalidToken(caller, requestId),
   );
-  const limiter = createRateLimiterFromConfig(config);
-  const tokenAttempts = createTokenAttemptLimiterFromConfig(config);
+  const limitCounters = createLimitCounters({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisKeyPrefix,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    logger: logger.child({ component: 'rate-limits' }),
+    onFallback: metrics.rateLimitFallback,
+  });
+  const limiter = createRateLimiterFromConfig(config, limitCounters);
+  const tokenAttempts = createTokenAttemptLimiterFromConfig(config, limitCounters);
   const sourceOf = createProxyTrust(config);
   // The OpenAPI document of the routes served here, built once; /docs browses it.
   const docs = createDocsPages(
@@ -202,7 +217,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     if (url.pathname === TOKEN_PATH) {
       // A request bucket of its own and limits on failed attempts: nothing done here costs
       // the caller's IP the read routes.
-      const decision = limiter.take(tokenEndpointSubject(source.clientIp));
+      const decision = await limiter.take(tokenEndpointSubject(source.clientIp));
       if (!decision.allowed) return tokenRateLimitedResponse(decision.retryAfterSeconds, requestId);
       const { clientIp } = source;
       return handleTokenRequest(request, {
@@ -213,7 +228,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
         clientIp,
       });
     }
-    const decision = limiter.take(rateLimitSubject(caller, source.clientIp));
+    const decision = await limiter.take(rateLimitSubject(caller, source.clientIp));
     if (!decision.allowed) {
       const { retryAfterSeconds } = decision;
       return url.pathname === '/graphql'
@@ -315,10 +330,16 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     return sized.response;
   };
 
-  // `app.dispose()` closes what the app opened itself (the Redis connection); the database
+  // `app.dispose()` closes what the app opened itself (the Redis connections); the database
   // belongs to the caller.
   return createServerAdapter<ServerContext>(handler, {
-    plugins: [{ onDispose: () => responseCache?.close() }],
+    plugins: [
+      {
+        onDispose: async () => {
+          await Promise.all([responseCache?.close(), limitCounters.close()]);
+        },
+      },
+    ],
   });
 }
 

@@ -2,6 +2,7 @@
  * Every setting the service reads, taken from the environment once at start, validated, and
  * typed. Nothing else in the code reads `process.env`.
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { MARKET_CODES, type MarketCode } from './markets.ts';
@@ -12,6 +13,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** `auto`: pino-pretty's readable lines when stdout is a terminal, JSON lines otherwise. */
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** More processes than this on one host is a typo, not a deployment. */
+const MAX_WORKERS = 256;
 
 export const SEED_SCALES = ['sample', 'bench', 'large'] as const;
 export type SeedScale = (typeof SEED_SCALES)[number];
@@ -31,6 +35,8 @@ const PUBLISHED_TOKEN_SECRETS = new Map([
 export interface Config {
   port: number;
   host: string;
+  /** Processes serving the port (Node's cluster module); 1: this process alone. */
+  workers: number;
   /**
    * The scheme, host and optional path prefix clients reach the service under, without a
    * trailing slash: paging links are built on it (undefined: src/proxy-trust.ts decides).
@@ -43,7 +49,15 @@ export interface Config {
   /** Directory of the embedded database's files (used when databaseUrl is unset). */
   embeddedDataDir: string;
   databasePoolSize: number;
+  /** Streaming replicas of DATABASE_URL's server that serve reads (src/db/replicas.ts). */
+  databaseReplicaUrls: string[];
+  /** How far behind the primary a replica may be before its reads go elsewhere. */
+  replicaMaxLagMs: number;
+  /** How often each replica's reachability and lag are checked. */
+  replicaCheckIntervalMs: number;
   /** Fill an empty database with the generated catalogue at start. */
+  /** Bring the catalogue forward to the time of the requests (src/cli/catalogue-clock.ts). */
+  catalogueClock: boolean;
   seedOnEmpty: boolean;
   seedScale: SeedScale;
   /** Per-market site base URLs overriding the ones stored with the markets. */
@@ -130,6 +144,11 @@ export const ENVIRONMENT_VARIABLES = [
   { names: ['PORT'], commands: ['serve'], meaning: 'port to listen on (0 picks a free one)' },
   { names: ['HOST'], commands: ['serve'], meaning: 'interface to listen on' },
   {
+    names: ['WORKERS'],
+    commands: ['serve'],
+    meaning: 'processes serving the port (auto: one per core; above 1 needs DATABASE_URL)',
+  },
+  {
     names: ['PUBLIC_BASE_URL'],
     commands: ['serve'],
     meaning: 'URL clients reach the service under, for the links in answers',
@@ -153,6 +172,27 @@ export const ENVIRONMENT_VARIABLES = [
     names: ['DATABASE_POOL_SIZE'],
     commands: EVERY_COMMAND,
     meaning: 'connections to the PostgreSQL server',
+  },
+  {
+    names: ['DATABASE_REPLICA_URLS'],
+    commands: ['serve'],
+    meaning: 'streaming replicas of DATABASE_URL that serve reads (comma-separated URLs)',
+  },
+  {
+    names: ['REPLICA_MAX_LAG_MS'],
+    commands: ['serve'],
+    meaning: 'a replica further behind the primary than this serves no reads until it catches up',
+  },
+  {
+    names: ['REPLICA_CHECK_INTERVAL_MS'],
+    commands: ['serve'],
+    meaning: "how often each replica's reachability and lag are checked",
+  },
+  {
+    names: ['CATALOGUE_CLOCK'],
+    commands: ['serve'],
+    meaning:
+      'bring the catalogue forward at start and every UTC midnight: ended sales, price history, trends (false: a feed keeps it current)',
   },
   {
     names: ['SEED_ON_EMPTY'],
@@ -228,7 +268,7 @@ export const ENVIRONMENT_VARIABLES = [
   {
     names: ['REDIS_URL'],
     commands: ['serve'],
-    meaning: 'URL of a Redis shared as the response cache; unset: in process',
+    meaning: 'URL of a Redis shared for the response cache and rate limits; unset: in process',
   },
   {
     names: ['REDIS_COMMAND_TIMEOUT_MS'],
@@ -411,6 +451,35 @@ function trustedProxies(read: EnvReader): string[] {
   return entries;
 }
 
+/** DATABASE_REPLICA_URLS: a comma-separated list of PostgreSQL URLs. */
+function replicaUrls(read: EnvReader): string[] {
+  const entries = (read.raw('DATABASE_REPLICA_URLS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  return entries.filter((entry) => {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(entry).protocol;
+    } catch {
+      // Refused below, like a URL of another scheme.
+    }
+    const accepted = protocol === 'postgres:' || protocol === 'postgresql:';
+    if (!accepted) {
+      read.problems.push(
+        `DATABASE_REPLICA_URLS entries must be postgres: or postgresql: URLs, got "${redactUrl(entry)}"`,
+      );
+    }
+    return accepted;
+  });
+}
+
+/** WORKERS: a count, or `auto` for one process per core the machine gives this one. */
+function workerCount(read: EnvReader): number {
+  if (read.raw('WORKERS')?.toLowerCase() === 'auto') return availableParallelism();
+  return read.integer('WORKERS', 1, 1, MAX_WORKERS);
+}
+
 /** A directory, made absolute; PGlite's in-memory `memory://` passes through as it is. */
 function embeddedDataDir(value: string): string {
   return value.startsWith('memory://') ? value : path.resolve(value);
@@ -443,13 +512,18 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port: read.integer('PORT', 4000, 0, 65535),
     host: read.string('HOST', '0.0.0.0'),
+    workers: workerCount(read),
     publicBaseUrl: publicBaseUrl(read),
     trustProxy: trustedProxies(read),
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedDataDir: embeddedDataDir(read.string('EMBEDDED_DATA_DIR', 'data/pglite')),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseReplicaUrls: replicaUrls(read),
+    replicaMaxLagMs: read.integer('REPLICA_MAX_LAG_MS', 5_000, 1, 3_600_000),
+    replicaCheckIntervalMs: read.integer('REPLICA_CHECK_INTERVAL_MS', 1_000, 10, 60_000),
     // Production gets the sample catalogue (and its published demo client) only when asked.
     seedOnEmpty: read.boolean('SEED_ON_EMPTY', !production),
+    catalogueClock: read.boolean('CATALOGUE_CLOCK', true),
     seedScale: read.oneOf('SEED_SCALE', SEED_SCALES, 'sample'),
     siteUrls,
     tokenSecret,
@@ -506,8 +580,35 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDrainSeconds: read.integer('SHUTDOWN_DRAIN_SECONDS', 10, 2, 3600),
   };
   checkTokenRaisesRateLimit(config, read.problems);
+  checkWorkersShareTheDatabase(config, read.problems);
+  checkReplicasHaveAPrimary(config, read.problems);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/**
+ * The embedded database (PGlite) lives in one process, which locks its data directory: several
+ * processes need a database server they can all reach.
+ */
+function checkWorkersShareTheDatabase(config: Config, problems: string[]): void {
+  // A DATABASE_URL that did not parse is already reported.
+  const urlRefused = problems.some((problem) => problem.startsWith('DATABASE_URL'));
+  if (config.workers > 1 && config.databaseUrl === undefined && !urlRefused) {
+    problems.push(
+      `WORKERS=${config.workers} needs DATABASE_URL: the embedded database serves one process ` +
+        'only; set DATABASE_URL to a PostgreSQL server or WORKERS=1',
+    );
+  }
+}
+
+/** The embedded database has no replicas: they stream from a PostgreSQL server. */
+function checkReplicasHaveAPrimary(config: Config, problems: string[]): void {
+  const urlRefused = problems.some((problem) => problem.startsWith('DATABASE_URL'));
+  if (config.databaseReplicaUrls.length > 0 && config.databaseUrl === undefined && !urlRefused) {
+    problems.push(
+      'DATABASE_REPLICA_URLS needs DATABASE_URL: the embedded database has no replicas',
+    );
+  }
 }
 
 /**

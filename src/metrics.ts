@@ -6,7 +6,8 @@
  * Every label has a bounded set of values: `route` is a REST route id, `graphql`, `token`, an
  * operations path or `unmatched` (never the raw path), `method` a standard method or `OTHER`.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DatabaseStatus } from './db/replicas.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -22,6 +23,8 @@ export interface AppMetrics {
   observeRequest(route: string, method: string, status: number, seconds: number): void;
   responseCacheLookup(hit: boolean): void;
   responseCacheError(): void;
+  /** A rate-limit count taken in memory while the shared Redis was unusable. */
+  rateLimitFallback(): void;
   /** The text exposition of every metric. */
   respond(): Promise<Response>;
 }
@@ -29,6 +32,8 @@ export interface AppMetrics {
 export interface MetricSources {
   /** SQL statements the app's database handle has executed so far. */
   statementCount(): number;
+  /** Each database server's statements and, for a replica, state and lag. */
+  databases(): DatabaseStatus[];
 }
 
 let processRegistry: Registry | undefined;
@@ -69,6 +74,44 @@ export function createMetrics(sources: MetricSources): AppMetrics {
       this.inc(sources.statementCount());
     },
   });
+  new Counter({
+    name: 'catalogue_database_statements_total',
+    help: 'SQL statements executed, by the database server that ran them (primary, replica-N).',
+    labelNames: ['database'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const { name, statements } of sources.databases()) {
+        this.inc({ database: name }, statements);
+      }
+    },
+  });
+  new Gauge({
+    name: 'catalogue_database_replica_serving',
+    help: 'Whether a replica serves reads now (1), or is out of service (0) and its reads go elsewhere.',
+    labelNames: ['database', 'state'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const { name, role, state } of sources.databases()) {
+        if (role === 'replica') this.set({ database: name, state }, state === 'serving' ? 1 : 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'catalogue_database_replica_lag_seconds',
+    help: 'How far a replica was behind the primary at its last check (absent when unknown).',
+    labelNames: ['database'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const { name, lagMs } of sources.databases()) {
+        if (typeof lagMs === 'number' && Number.isFinite(lagMs)) {
+          this.set({ database: name }, lagMs / 1000);
+        }
+      }
+    },
+  });
   const cacheHits = new Counter({
     name: 'catalogue_response_cache_hits_total',
     help: 'Response cache lookups that found an answer (no execution, no SQL).',
@@ -85,6 +128,12 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     registers,
   });
 
+  const rateLimitFallbacks = new Counter({
+    name: 'catalogue_rate_limit_fallbacks_total',
+    help: 'Rate-limit counts taken in this process because the shared Redis was unusable.',
+    registers,
+  });
+
   const exposed = Registry.merge([registry, processMetrics()]);
 
   return {
@@ -98,6 +147,9 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     },
     responseCacheError() {
       cacheErrors.inc();
+    },
+    rateLimitFallback() {
+      rateLimitFallbacks.inc();
     },
     async respond() {
       return new Response(await exposed.metrics(), {

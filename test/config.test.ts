@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEVELOPMENT_TOKEN_SECRET, loadConfig, redactUrl } from '../src/config.ts';
@@ -17,12 +18,17 @@ describe('configuration', () => {
     expect(loadConfig({})).toEqual({
       port: 4000,
       host: '0.0.0.0',
+      workers: 1,
       publicBaseUrl: undefined,
       trustProxy: [],
       databaseUrl: undefined,
       embeddedDataDir: path.resolve('data/pglite'),
       databasePoolSize: 10,
+      databaseReplicaUrls: [],
+      replicaMaxLagMs: 5_000,
+      replicaCheckIntervalMs: 1_000,
       seedOnEmpty: true,
+      catalogueClock: true,
       seedScale: 'sample',
       siteUrls: {},
       tokenSecret: DEVELOPMENT_TOKEN_SECRET,
@@ -58,12 +64,18 @@ describe('configuration', () => {
     const config = loadConfig({
       PORT: '8080',
       HOST: '127.0.0.1',
+      WORKERS: '3',
       PUBLIC_BASE_URL: 'https://api.example.com/catalogue/',
       TRUST_PROXY: 'loopback, 10.0.0.0/8,192.168.1.7',
       DATABASE_URL: 'postgres://app:pw@db:5432/catalogue',
       EMBEDDED_DATA_DIR: '/tmp/pglite',
       DATABASE_POOL_SIZE: '25',
+      DATABASE_REPLICA_URLS:
+        'postgres://app:pw@replica-1/catalogue, postgresql://replica-2/catalogue',
+      REPLICA_MAX_LAG_MS: '2000',
+      REPLICA_CHECK_INTERVAL_MS: '250',
       SEED_ON_EMPTY: 'false',
+      CATALOGUE_CLOCK: 'false',
       SEED_SCALE: 'bench',
       SITE_URL_SE: 'https://example.se/',
       SITE_URL_NZ: 'https://example.co.nz',
@@ -97,12 +109,20 @@ describe('configuration', () => {
     expect(config).toEqual({
       port: 8080,
       host: '127.0.0.1',
+      workers: 3,
       publicBaseUrl: 'https://api.example.com/catalogue',
       trustProxy: ['loopback', '10.0.0.0/8', '192.168.1.7'],
       databaseUrl: 'postgres://app:pw@db:5432/catalogue',
       embeddedDataDir: '/tmp/pglite',
       databasePoolSize: 25,
+      databaseReplicaUrls: [
+        'postgres://app:pw@replica-1/catalogue',
+        'postgresql://replica-2/catalogue',
+      ],
+      replicaMaxLagMs: 2000,
+      replicaCheckIntervalMs: 250,
       seedOnEmpty: false,
+      catalogueClock: false,
       seedScale: 'bench',
       siteUrls: { se: 'https://example.se', nz: 'https://example.co.nz' },
       tokenSecret: 'x'.repeat(40),
@@ -132,6 +152,39 @@ describe('configuration', () => {
       statementTimeoutMs: 0,
       shutdownDrainSeconds: 30,
     });
+  });
+
+  it('runs WORKERS processes, one per core with auto, and only on a database server', () => {
+    const server = { DATABASE_URL: 'postgres://db/catalogue' };
+    expect(loadConfig({ ...server, WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    expect(problemsOf({ ...server, WORKERS: '0' })).toEqual([
+      'WORKERS must be an integer from 1 to 256, got "0"',
+    ]);
+    expect(problemsOf({ WORKERS: '2' })).toEqual([
+      'WORKERS=2 needs DATABASE_URL: the embedded database serves one process only; set ' +
+        'DATABASE_URL to a PostgreSQL server or WORKERS=1',
+    ]);
+    expect(loadConfig({ WORKERS: '1' }).workers).toBe(1);
+  });
+
+  it('reads from replicas only of a database server, named by postgres URLs', () => {
+    const server = { DATABASE_URL: 'postgres://db/catalogue' };
+    expect(problemsOf({ DATABASE_REPLICA_URLS: 'postgres://replica/catalogue' })).toEqual([
+      'DATABASE_REPLICA_URLS needs DATABASE_URL: the embedded database has no replicas',
+    ]);
+    expect(
+      problemsOf({
+        ...server,
+        DATABASE_REPLICA_URLS: 'postgres://ok/c,mysql://u:secret@r/c, not a url',
+        REPLICA_MAX_LAG_MS: '0',
+        REPLICA_CHECK_INTERVAL_MS: '5',
+      }),
+    ).toEqual([
+      'DATABASE_REPLICA_URLS entries must be postgres: or postgresql: URLs, got "mysql://u:***@r/c"',
+      'DATABASE_REPLICA_URLS entries must be postgres: or postgresql: URLs, got "not a url"',
+      'REPLICA_MAX_LAG_MS must be an integer from 1 to 3600000, got "0"',
+      'REPLICA_CHECK_INTERVAL_MS must be an integer from 10 to 60000, got "5"',
+    ]);
   });
 
   it('reports every invalid setting at once, by name, with the value it got', () => {

@@ -64,6 +64,7 @@ interface Healthcheck {
 
 interface Service {
   image?: string;
+  entrypoint?: string[] | string;
   command?: string[] | string;
   build?: string | { context?: string; dockerfile?: string };
   environment?: Record<string, string | number | boolean | null> | string[];
@@ -154,18 +155,31 @@ function configProblems(env: Env): { problems: string[]; message: string } {
   }
 }
 
+/** The gateway replicas: every service built from the repository's Dockerfile. */
+const GATEWAYS = ['gateway-1', 'gateway-2'];
+
 describe('docker-compose.yml', () => {
   const { services, volumes } = compose();
   const postgres = services.postgres!;
   const redis = services.redis!;
-  const gateway = services.gateway!;
+  const gateway = services['gateway-1']!;
   const postgresEnv = environmentOf(postgres);
   const gatewayEnv = environmentOf(gateway);
   /** A secret as .env would hold one. */
   const secret = 'a'.repeat(64);
 
-  it('defines a postgres, a redis and a gateway service and a named data volume', () => {
-    expect(Object.keys(services).sort()).toEqual(['gateway', 'postgres', 'redis']);
+  it('defines the primary, its replica, redis, two gateways, the load balancer and volumes', () => {
+    expect(Object.keys(services).sort()).toEqual([
+      ...GATEWAYS,
+      'load-balancer',
+      'postgres',
+      'postgres-replica',
+      'redis',
+    ]);
+    const built = Object.keys(services).filter((name) => services[name]!.build !== undefined);
+    expect(built).toEqual(GATEWAYS);
+    // Copies of one definition: the replicas of one stateless service.
+    expect(services['gateway-2']).toEqual(gateway);
     const [volume, mountPoint] = postgres.volumes?.[0]?.split(':') ?? [];
     expect(mountPoint).toBe('/var/lib/postgresql/data');
     expect(Object.keys(volumes ?? {})).toContain(volume);
@@ -195,10 +209,11 @@ describe('docker-compose.yml', () => {
     expect(existsSync(path.join(root, build?.dockerfile ?? 'Dockerfile'))).toBe(true);
   });
 
-  it('starts the gateway once postgres is healthy and redis has started', () => {
+  it('starts the gateways once both databases are healthy and redis has started', () => {
     // Not redis healthy: a Redis that is down only makes answers uncached.
     expect(gateway.depends_on).toEqual({
       postgres: { condition: 'service_healthy' },
+      'postgres-replica': { condition: 'service_healthy' },
       redis: { condition: 'service_started' },
     });
   });
@@ -241,7 +256,7 @@ describe('docker-compose.yml', () => {
     for (const env of [{}, { POSTGRES_PASSWORD: 'another-password' }] as Env[]) {
       const { services } = compose(env);
       const expected = environmentOf(services.postgres!);
-      const url = new URL(environmentOf(services.gateway!).DATABASE_URL!);
+      const url = new URL(environmentOf(services['gateway-1']!).DATABASE_URL!);
       expect(url.protocol).toMatch(/^postgres(ql)?:$/);
       expect(url.hostname).toBe('postgres');
       expect(url.port || '5432').toBe('5432');
@@ -256,7 +271,7 @@ describe('docker-compose.yml', () => {
     expect([...known]).toContain('DATABASE_URL');
     for (const name of Object.keys(gatewayEnv)) expect([...known], name).toContain(name);
 
-    const withSecret = environmentOf(compose({ TOKEN_SECRET: secret }).services.gateway!);
+    const withSecret = environmentOf(compose({ TOKEN_SECRET: secret }).services['gateway-1']!);
     expect(loadConfig(withSecret)).toMatchObject({
       port: 4000,
       host: '0.0.0.0',
@@ -296,7 +311,7 @@ describe('docker-compose.yml', () => {
         expect(created.status, created.stderr?.toString()).toBe(0);
         const dotEnv = parseDotEnv(readFileSync(path.join(directory, '.env'), 'utf8'));
         expect(dotEnv.TOKEN_SECRET).toMatch(/^[0-9a-f]{64}$/);
-        const env = environmentOf(compose(dotEnv).services.gateway!);
+        const env = environmentOf(compose(dotEnv).services['gateway-1']!);
         expect(env.TOKEN_SECRET).toBe(dotEnv.TOKEN_SECRET);
         expect(configProblems(env).problems).toEqual([]);
       } finally {
@@ -312,7 +327,7 @@ describe('docker-compose.yml', () => {
         expect([...interpolatedVariables], name).toContain(name);
       }
       // Copied as it is, it changes nothing: the placeholder, refused.
-      const env = environmentOf(compose(dotEnv).services.gateway!);
+      const env = environmentOf(compose(dotEnv).services['gateway-1']!);
       expect(configProblems(env).problems).toHaveLength(1);
     });
 
@@ -327,8 +342,120 @@ describe('docker-compose.yml', () => {
     });
   });
 
-  it('publishes the gateway on 4000 and postgres on the loopback interface', () => {
-    expect(gateway.ports).toEqual(['4000:4000']);
+  describe('the streaming replica and the load balancer', () => {
+    const replica = services['postgres-replica']!;
+    const replicaEnv = environmentOf(replica);
+    const balancer = services['load-balancer']!;
+    /** The file a service mounts from the repository at `target`, read. */
+    const mounted = (service: Service, target: string) => {
+      const volume = service.volumes?.find((entry) => entry.split(':')[1] === target);
+      expect(volume, target).toBeDefined();
+      const [source] = volume!.split(':');
+      expect(source).toMatch(/^\.\//);
+      return { file: source!, text: read(source!) };
+    };
+    const replicaScript = mounted(replica, (replica.entrypoint as string[])[0]!);
+    const primaryInit = mounted(
+      postgres,
+      postgres
+        .volumes!.map((entry) => entry.split(':')[1]!)
+        .find((target) => target.startsWith('/docker-entrypoint-initdb.d/'))!,
+    );
+    const haproxy = mounted(balancer, '/usr/local/etc/haproxy/haproxy.cfg').text;
+
+    it('gives every gateway the primary, the replica and redis, as services that exist', () => {
+      for (const name of GATEWAYS) {
+        const env = environmentOf(services[name]!);
+        const config = loadConfig({ ...env, TOKEN_SECRET: secret });
+        const hostOf = (url: string) => new URL(url).hostname;
+        expect(hostOf(config.databaseUrl!), name).toBe('postgres');
+        expect(config.databaseReplicaUrls.map(hostOf), name).toEqual(['postgres-replica']);
+        expect(hostOf(config.redisUrl!), name).toBe('redis');
+        // A physical replica has the primary's roles and databases: the same credentials.
+        const primaryUrl = new URL(config.databaseUrl!);
+        const replicaUrl = new URL(config.databaseReplicaUrls[0]!);
+        expect(replicaUrl.port || '5432').toBe('5432');
+        for (const part of ['username', 'password', 'pathname'] as const) {
+          expect(replicaUrl[part], part).toBe(primaryUrl[part]);
+        }
+      }
+    });
+
+    it('runs the official image, and takes a base backup of the primary service with -R', () => {
+      expect(replica.image).toBe(postgres.image);
+      expect(replica.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+      expect(replicaEnv.PRIMARY_HOST).toBe('postgres');
+      expect(replicaScript.text).toMatch(
+        /pg_basebackup --host="\$PRIMARY_HOST" --username=replicator/,
+      );
+      expect(replicaScript.text).toContain('--write-recovery-conf');
+      expect(replicaScript.text).toContain('--wal-method=stream');
+      // Only into an empty data directory, then the official entrypoint with the command.
+      expect(replicaScript.text).toContain('if [ ! -s "$PGDATA/PG_VERSION" ]');
+      expect(replicaScript.text.trim().split('\n').at(-1)).toBe('exec docker-entrypoint.sh "$@"');
+      expect(replica.command).toEqual(['postgres', '-c', 'hot_standby=on']);
+      const [dataVolume] = replica.volumes!.map((entry) => entry.split(':'));
+      expect(dataVolume).toEqual(['postgres-replica-data', replicaEnv.PGDATA]);
+      expect(Object.keys(volumes ?? {})).toContain('postgres-replica-data');
+      expectWellFormedHealthcheck(replica.healthcheck);
+    });
+
+    it('replicates with a role the primary creates, and its password on both sides', () => {
+      expect(primaryInit.text).toContain('create role replicator with replication login');
+      expect(primaryInit.text).toContain('host replication replicator all scram-sha-256');
+      expect(postgres.command).toEqual(
+        expect.arrayContaining(['wal_level=replica', 'max_wal_senders=10']),
+      );
+      for (const env of [{}, { REPLICATION_PASSWORD: 'another-password' }] as Env[]) {
+        const { services } = compose(env);
+        expect(environmentOf(services['postgres-replica']!).PGPASSWORD).toBe(
+          environmentOf(services.postgres!).REPLICATION_PASSWORD,
+        );
+      }
+    });
+
+    it('mounts shell scripts that parse and may be executed', () => {
+      for (const { file } of [replicaScript, primaryInit]) {
+        const checked = spawnSync('sh', ['-n', path.join(root, file)]);
+        expect(checked.status, checked.stderr.toString()).toBe(0);
+        expect(statSync(path.join(root, file)).mode & 0o111, file).not.toBe(0);
+      }
+    });
+
+    it('balances over both gateways, each health-checked on /readyz', () => {
+      expect(balancer.image).toMatch(/^haproxy:\d+(\.\d+)*(-alpine)?$/);
+      const servers = [...haproxy.matchAll(/^\s*server (\S+) (\S+):(\d+) check$/gm)];
+      expect(servers.map(([, name]) => name)).toEqual(GATEWAYS);
+      for (const [, , host, port] of servers) {
+        expect(GATEWAYS).toContain(host);
+        expect(port).toBe(environmentOf(services[host!]!).PORT);
+      }
+      expect(haproxy).toMatch(/^\s*option httpchk GET \/readyz$/m);
+      expect(haproxy).toMatch(/^\s*http-check expect status 200$/m);
+      expect(haproxy).toMatch(/^\s*bind :4000$/m);
+      expect(balancer.depends_on).toEqual(
+        Object.fromEntries(GATEWAYS.map((name) => [name, { condition: 'service_healthy' }])),
+      );
+      expectWellFormedHealthcheck(balancer.healthcheck);
+      const monitor = /^\s*monitor-uri (\S+)$/m.exec(haproxy)?.[1];
+      expect((balancer.healthcheck!.test as string[]).join(' ')).toContain(
+        `http://127.0.0.1:4000${monitor}`,
+      );
+    });
+
+    it('trusts the balancer, on the private network, for the client address', () => {
+      expect(loadConfig({ ...gatewayEnv, TOKEN_SECRET: secret }).trustProxy).toEqual([
+        'uniquelocal',
+      ]);
+      expect(haproxy).toMatch(/^\s*option forwardfor$/m);
+    });
+  });
+
+  it('publishes only the load balancer on 4000, and postgres on the loopback interface', () => {
+    expect(services['load-balancer']!.ports).toEqual(['4000:4000']);
+    for (const name of [...GATEWAYS, 'postgres-replica', 'redis']) {
+      expect(services[name]!.ports, name).toBeUndefined();
+    }
     expect(gatewayEnv.PORT).toBe('4000');
     for (const port of postgres.ports ?? [])
       expect(String(port)).toMatch(/^127\.0\.0\.1:\d+:5432$/);

@@ -6,23 +6,20 @@
  * however it spreads them over addresses or ids.
  *
  * Apart from the request rate limiter on purpose: a tripped limit here refuses tokens only,
- * never the caller's read routes. Per process, like that limiter: behind N replicas an
- * attacker gets N times the tries.
+ * never the caller's read routes. Counted where that limiter counts: in Redis when one is
+ * configured, so that N processes give an attacker the tries of one (src/auth/limit-counters.ts).
  */
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
-import { DEFAULT_MAX_KEYS } from './rate-limiter.ts';
+import type { LimitCounter, LimitCounters } from './limit-counters.ts';
 
 export interface TokenAttemptLimiterOptions {
   /** Failures per client id and window; 0 = unlimited. */
   failuresPerClient: number;
   /** Failures per client IP and window; 0 = unlimited. */
   failuresPerIp: number;
-  windowMs: number;
-  /** Windows kept at most per kind of key; beyond it the oldest is forgotten. */
-  maxKeys?: number;
-  /** Milliseconds on a clock that never goes back; tests pass their own. */
-  now?: () => number;
+  windowSeconds: number;
+  counters: LimitCounters;
 }
 
 export type AttemptOutcome<T> =
@@ -40,15 +37,6 @@ export interface TokenAttemptLimiter {
     clientIp: string | undefined,
     verify: () => Promise<T | undefined>,
   ): Promise<AttemptOutcome<T>>;
-  /** Windows held now (for tests). */
-  readonly size: number;
-}
-
-interface FailureWindow {
-  failures: number;
-  /** Attempts under way: each may yet fail, so each holds a failure's place until it ends. */
-  pending: number;
-  closesAt: number;
 }
 
 /**
@@ -57,64 +45,19 @@ interface FailureWindow {
  */
 const PENDING_RETRY_MS = 1000;
 
-/** One kind of key (client ids, IPs) and its allowance of failures per window. */
-function createFailureCounter(limit: number, windowMs: number, maxKeys: number) {
-  // Every window lasts windowMs from when it opened, and insertion order is opening order, so
-  // the windows close front first: eviction only ever looks at the front.
-  const windows = new Map<string, FailureWindow>();
+/**
+ * How long an attempt under way holds its place at most: far beyond a scrypt's time, so that
+ * one lost with its process (killed mid-attempt) is soon forgotten.
+ */
+const PENDING_WINDOW_SECONDS = 60;
 
-  function openWindow(key: string, at: number): FailureWindow | undefined {
-    const window = windows.get(key);
-    return window && window.closesAt > at ? window : undefined;
-  }
-
-  return {
-    get size() {
-      return windows.size;
-    },
-
-    evictClosed(at: number): void {
-      for (const [key, window] of windows) {
-        if (window.closesAt > at) return;
-        windows.delete(key);
-      }
-    },
-
-    /** Milliseconds until `key` may try again; 0 when it may now. */
-    lockedFor(key: string, at: number): number {
-      const window = limit > 0 ? openWindow(key, at) : undefined;
-      if (!window || window.failures + window.pending < limit) return 0;
-      return window.failures >= limit ? window.closesAt - at : PENDING_RETRY_MS;
-    },
-
-    /**
-     * Holds a failure's place for an attempt under way, so that a burst of parallel guesses
-     * cannot all pass `lockedFor` before the first of them fails. Answers how to settle it.
-     */
-    reserve(key: string, at: number): (failed: boolean) => void {
-      if (limit === 0) return () => undefined;
-      let window = openWindow(key, at);
-      if (!window) {
-        window = { failures: 0, pending: 0, closesAt: at + windowMs };
-        windows.delete(key);
-        windows.set(key, window);
-        // The memory bound under a flood of distinct keys: the oldest windows go first.
-        for (const oldest of windows.keys()) {
-          if (windows.size <= maxKeys) break;
-          windows.delete(oldest);
-        }
-      }
-      window.pending += 1;
-      const reserved = window;
-      return (failed) => {
-        // The window may have closed meanwhile, and another opened under the same key.
-        if (windows.get(key) !== reserved) return;
-        reserved.pending -= 1;
-        if (failed) reserved.failures += 1;
-        if (reserved.failures + reserved.pending === 0) windows.delete(key);
-      };
-    },
-  };
+/** One kind of key (client ids, IPs): its allowance of failures per window, and its counts. */
+interface FailureLimit {
+  limit: number;
+  key: string;
+  failures: LimitCounter;
+  /** Attempts under way: each may yet fail, so each holds a failure's place until it ends. */
+  pending: LimitCounter;
 }
 
 /**
@@ -130,21 +73,38 @@ export function createTokenAttemptLimiterFromConfig(
     Config,
     'tokenFailuresPerClient' | 'tokenFailuresPerIp' | 'tokenFailureWindowSeconds'
   >,
+  counters: LimitCounters,
 ): TokenAttemptLimiter {
   return createTokenAttemptLimiter({
     failuresPerClient: config.tokenFailuresPerClient,
     failuresPerIp: config.tokenFailuresPerIp,
-    windowMs: config.tokenFailureWindowSeconds * 1000,
+    windowSeconds: config.tokenFailureWindowSeconds,
+    counters,
   });
 }
 
 export function createTokenAttemptLimiter(
   options: TokenAttemptLimiterOptions,
 ): TokenAttemptLimiter {
-  const now = options.now ?? (() => performance.now());
-  const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
-  const byClient = createFailureCounter(options.failuresPerClient, options.windowMs, maxKeys);
-  const byIp = createFailureCounter(options.failuresPerIp, options.windowMs, maxKeys);
+  const { counters, windowSeconds } = options;
+  const counted = (kind: string) => ({
+    failures: counters.counter(`token-failures:${kind}`, windowSeconds),
+    pending: counters.counter(`token-pending:${kind}`, PENDING_WINDOW_SECONDS),
+  });
+  const byClient = counted('client');
+  const byIp = counted('ip');
+
+  /** Milliseconds until the key may try again; 0 when it may now (its place then held). */
+  async function reserve({ limit, key, failures, pending }: FailureLimit): Promise<number> {
+    const failed = await failures.get(key);
+    if (failed.points >= limit) return failed.msBeforeNext;
+    // Holds a failure's place for this attempt, so that a burst of parallel guesses cannot
+    // all pass the check before the first of them fails.
+    const underWay = await pending.add(key);
+    if (failed.points + underWay.points <= limit) return 0;
+    await pending.remove(key);
+    return PENDING_RETRY_MS;
+  }
 
   return {
     async attempt<T>(
@@ -152,29 +112,29 @@ export function createTokenAttemptLimiter(
       clientIp: string | undefined,
       verify: () => Promise<T | undefined>,
     ): Promise<AttemptOutcome<T>> {
-      const at = now();
-      const keys = [
-        [byClient, clientKey(clientId)],
-        [byIp, clientIp ?? 'unknown'],
-      ] as const;
-      for (const [counter] of keys) counter.evictClosed(at);
+      const limits: FailureLimit[] = [
+        { ...byClient, limit: options.failuresPerClient, key: clientKey(clientId) },
+        { ...byIp, limit: options.failuresPerIp, key: clientIp ?? 'unknown' },
+      ].filter(({ limit }) => limit > 0);
 
-      const lockedMs = Math.max(...keys.map(([counter, key]) => counter.lockedFor(key, at)));
+      const waitsMs = await Promise.all(limits.map(reserve));
+      const reserved = limits.filter((_, index) => waitsMs[index] === 0);
+      const release = () => Promise.all(reserved.map(({ key, pending }) => pending.remove(key)));
+      const lockedMs = Math.max(0, ...waitsMs);
       if (lockedMs > 0) {
+        await release();
         return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil(lockedMs / 1000)) };
       }
-      const settlements = keys.map(([counter, key]) => counter.reserve(key, at));
       let failed = false;
       try {
         const result = await verify();
         failed = result === undefined;
         return { locked: false, result };
       } finally {
-        for (const settle of settlements) settle(failed);
+        // The failure is counted before its place is given up, so none slips in between.
+        if (failed) await Promise.all(limits.map(({ key, failures }) => failures.add(key)));
+        await release();
       }
-    },
-    get size() {
-      return byClient.size + byIp.size;
     },
   };
 }

@@ -77,9 +77,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   // Loaded only when a Redis is configured: the client library adds to every start otherwise.
   let redis: Redis | undefined;
+  // Its default export (module.exports): a CommonJS module's only one in the production bundle.
   const connecting = import('ioredis').then(
-    ({ Redis }) => {
-      redis = connect(Redis);
+    ({ default: ioredis }) => {
+      redis = connect(ioredis.Redis);
     },
     (error: unknown) => failed(error),
   );

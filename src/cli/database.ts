@@ -4,6 +4,7 @@
  */
 import { redactUrl, type Config } from '../config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/client.ts';
+import type { DatabaseStatus } from '../db/replicas.ts';
 import type { Logger } from '../logger.ts';
 import { lockDataDirectory } from './data-directory-lock.ts';
 
@@ -14,9 +15,22 @@ export async function openCommandDatabase(config: Config, logger: Logger): Promi
     poolSize: config.databasePoolSize,
     onPoolError: (error: Error) =>
       logger.warn({ err: error }, 'database connection lost; reconnecting'),
+    replicaUrls: config.databaseReplicaUrls,
+    replicaMaxLagMs: config.replicaMaxLagMs,
+    replicaCheckIntervalMs: config.replicaCheckIntervalMs,
+    onReplicaStateChange: (status: DatabaseStatus) =>
+      status.state === 'serving'
+        ? logger.info({ database: status }, 'replica serving reads')
+        : logger.warn({ database: status }, 'replica out of service; its reads go elsewhere'),
   };
   if (config.databaseUrl) {
-    logger.info({ database: redactUrl(config.databaseUrl) }, 'opening database');
+    logger.info(
+      {
+        database: redactUrl(config.databaseUrl),
+        replicas: config.databaseReplicaUrls.map(redactUrl),
+      },
+      'opening database',
+    );
     return openDatabase(options);
   }
   logger.info({ database: 'embedded', dataDir: config.embeddedDataDir }, 'opening database');

@@ -4,34 +4,52 @@
  * SIGTERM or SIGINT, which drain it: no new connections, /readyz 503, every request already
  * accepted answered (src/cli/connection-drain.ts), then the database closed and exit 0; or,
  * when SHUTDOWN_DRAIN_SECONDS run out first, what was still in flight logged and exit 1.
+ * With WORKERS above 1, this process forks that many of these instead (src/cli/workers.ts),
+ * and each binds the shared port only once it can serve.
  */
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import { createApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { prepareDatabase } from '../db/bootstrap.ts';
 import type { Logger } from '../logger.ts';
+import { startCatalogueClock } from './catalogue-clock.ts';
 import { trackConnections } from './connection-drain.ts';
 import { openCommandDatabase } from './database.ts';
 import { CommandError } from './errors.ts';
 import { createStartupResponder } from './startup-responder.ts';
+import { announceReady, onPrimaryGone, superviseWorkers } from './workers.ts';
 
 export async function serve(config: Config, logger: Logger): Promise<void> {
+  if (config.workers > 1 && cluster.isPrimary) {
+    const code = await superviseWorkers(config, logger);
+    logger.info({ code }, 'every worker has stopped');
+    logger.flush(() => process.exit(code));
+    return;
+  }
   const startedAt = performance.now();
   const startup = createStartupResponder();
   const server = createServer(startup.listener);
   const connections = trackConnections(server);
-  await listen(server, config);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ port }, 'port bound; preparing the database');
+  // A worker (WORKERS above 1) shares the port: it takes connections only once it can serve
+  // them, or while it starts it would answer its share 503 that the others could serve.
+  const listenFirst = !cluster.isWorker;
+  if (listenFirst) {
+    await listen(server, config);
+    logger.info({ port: boundPort(server, config) }, 'port bound; preparing the database');
+  }
 
   const database = await openCommandDatabase(config, logger);
   await prepareDatabase(database, config, logger, {
     onStep: startup.setStep,
     progress: process.stderr,
   });
+  // The catalogue as of now, not as of its seed (docs/api.md, "Clock"), on the primary.
+  const clock = config.catalogueClock ? startCatalogueClock(database.db, logger) : undefined;
   const app = createApp({ config, database, logger, draining: () => connections.draining });
   server.off('request', startup.listener).on('request', app);
+  if (!listenFirst) await listen(server, config);
+  const port = boundPort(server, config);
   logger.info(
     {
       port,
@@ -40,6 +58,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     },
     'listening',
   );
+  announceReady();
 
   let leaving = false;
   /** Exits once the log lines are written (pino-pretty's worker thread too). */
@@ -64,6 +83,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     }, drainSeconds * 1000);
     await connections.drain(() => logger.info('stopped accepting connections'));
     waitingFor = 'the database to close';
+    clock?.stop();
     try {
       await database.close();
     } catch (error) {
@@ -83,6 +103,12 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  onPrimaryGone(() => void stop('primary gone'));
+}
+
+function boundPort(server: Server, config: Config): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : config.port;
 }
 
 /** Binds HOST:PORT, or fails with a CommandError saying why in one line. */

@@ -16,6 +16,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { preparedStatementName } from './prepared.ts';
+import { ReadRoutingDialect, type DatabaseStatus } from './replicas.ts';
 import { timestamptzToIso } from './timestamps.ts';
 import type { Database } from './types.ts';
 
@@ -61,6 +62,37 @@ function preparingClient(namePrefix: string): typeof pg.Client {
   };
 }
 
+/** A pool of connections to a PostgreSQL server (the primary or a replica). */
+function serverPool(url: string, poolSize = 10): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // A host that drops packets must fail start-up and readiness, not hang them.
+    connectionTimeoutMillis: 10_000,
+    // In UTC, timestamps arrive in the form src/db/timestamps.ts rewrites without a Date, and
+    // `current_date` is the UTC day whatever the server's own time zone. Without JIT: the
+    // catalogue's statements run in milliseconds, and a count over a large category crosses
+    // jit_above_cost on row estimates alone, then spends 45-200 ms compiling what runs in
+    // one (docs/benchmarks.md, "Category listings on their index"). A URL that sets
+    // `options` itself wins (timestamps then take the slower exact path).
+    options: '-c TimeZone=UTC -c jit=off',
+    Client: preparingClient(''),
+  });
+}
+
+/** Without a listener a pool's error event would kill the process: see openDatabase. */
+function listenForConnectionErrors(pool: pg.Pool, onPoolError?: (error: Error) => void): void {
+  // The pool listens to its idle clients only, and forwards their errors here (a server
+  // restart, a network drop); it discards that client and the next query opens a fresh
+  // connection.
+  pool.on('error', (error) => onPoolError?.(error));
+  // A client busy with a query when its connection dies emits 'error' with no pool listener
+  // attached (node-postgres#2439). The query fails with that same error, which answers the
+  // request, and the pool drops the broken client when it is released: the event only has to
+  // be heard.
+  pool.on('connect', (client) => client.on('error', ignoreBusyClientError));
+}
+
 /** Handles opened on PGlite instances in this process: see openDatabase. */
 let embeddedHandles = 0;
 
@@ -78,10 +110,23 @@ export interface DatabaseOptions {
   onQuery?: (event: LogEvent) => void;
   /** Connection-level errors (a restarting server): logged, never fatal to the process. */
   onPoolError?: (error: Error) => void;
+  /** Streaming replicas of `url`'s server that serve `reads` (src/db/replicas.ts). */
+  replicaUrls?: string[];
+  replicaMaxLagMs?: number;
+  replicaCheckIntervalMs?: number;
+  onReplicaStateChange?: (status: DatabaseStatus) => void;
 }
 
 export interface DatabaseHandle {
+  /** The primary: migrations, seeding, and reads that must see the writes just made. */
   db: Kysely<Database>;
+  /**
+   * What requests read through: a replica in service when there are replicas, otherwise
+   * `db` itself (src/db/replicas.ts).
+   */
+  reads: Kysely<Database>;
+  /** Each database server's role, statements and, for a replica, state and lag. */
+  databases(): DatabaseStatus[];
   kind: DatabaseKind;
   /** The node-postgres pool under Kysely, for what Kysely does not do (COPY in seeding). */
   pool: pg.Pool;
@@ -125,20 +170,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 
   if (options.url !== undefined) {
     kind = 'postgres';
-    pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
-      // A host that drops packets must fail start-up and readiness, not hang them.
-      connectionTimeoutMillis: 10_000,
-      // In UTC, timestamps arrive in the form src/db/timestamps.ts rewrites without a Date, and
-      // `current_date` is the UTC day whatever the server's own time zone. Without JIT: the
-      // catalogue's statements run in milliseconds, and a count over a large category crosses
-      // jit_above_cost on row estimates alone, then spends 45-200 ms compiling what runs in
-      // one (docs/benchmarks.md, "Category listings on their index"). A URL that sets
-      // `options` itself wins (timestamps then take the slower exact path).
-      options: '-c TimeZone=UTC -c jit=off',
-      Client: preparingClient(''),
-    });
+    pool = serverPool(options.url, options.poolSize);
   } else {
     kind = 'embedded';
     pglite =
@@ -156,16 +188,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     });
   }
 
-  // Without a listener a client's error (server restart, network drop) would be an unhandled
-  // 'error' event and kill the process. The pool listens to its idle clients only, and
-  // forwards their errors here; it discards that client and the next query opens a fresh
-  // connection.
-  pool.on('error', (error) => options.onPoolError?.(error));
-  // A client busy with a query when its connection dies emits 'error' with no pool listener
-  // attached (node-postgres#2439). The query fails with that same error, which answers the
-  // request, and the pool drops the broken client when it is released: the event only has to
-  // be heard.
-  pool.on('connect', (client) => client.on('error', ignoreBusyClientError));
+  listenForConnectionErrors(pool, options.onPoolError);
 
   // Every statement Kysely runs passes through its log hook, on either database: counting here
   // is the one place that sees them all.
@@ -188,19 +211,55 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       // See above: the statement that follows reports it.
     }
   };
+  const log = (event: LogEvent) => {
+    statements++;
+    onQuery?.(event);
+  };
+  let primaryStatements = 0;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool,
       ...(kind === 'postgres' ? { onReserveConnection: applyStatementTimeout } : {}),
     }),
     log: (event) => {
-      statements++;
-      onQuery?.(event);
+      primaryStatements++;
+      log(event);
     },
   });
 
+  // The embedded database has no replicas (the configuration refuses them without a URL).
+  const replicaUrls = kind === 'postgres' ? (options.replicaUrls ?? []) : [];
+  const routing =
+    replicaUrls.length === 0
+      ? undefined
+      : new ReadRoutingDialect({
+          primaryPool: pool,
+          replicas: replicaUrls.map((url, index) => {
+            const replicaPool = serverPool(url, options.poolSize);
+            listenForConnectionErrors(replicaPool, options.onPoolError);
+            return { name: `replica-${index + 1}`, pool: replicaPool };
+          }),
+          onReserveConnection: applyStatementTimeout,
+          maxLagMs: options.replicaMaxLagMs ?? 5_000,
+          checkIntervalMs: options.replicaCheckIntervalMs ?? 1_000,
+          ...(options.onReplicaStateChange
+            ? { onReplicaStateChange: options.onReplicaStateChange }
+            : {}),
+        });
+  const reads = routing ? new Kysely<Database>({ dialect: routing, log }) : db;
+  routing?.driver.startChecks();
+
   return {
     db,
+    reads,
+    databases: () => [
+      {
+        name: 'primary',
+        role: 'primary',
+        statements: primaryStatements + (routing?.driver.primaryStatements() ?? 0),
+      },
+      ...(routing?.driver.replicaStatuses() ?? []),
+    ],
     kind,
     pool,
     ...(pglite ? { pglite } : {}),
@@ -209,6 +268,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       statementTimeoutMs = ms;
     },
     async close() {
+      if (routing) {
+        await reads.destroy();
+        // Kysely destroys a driver only once it has run a statement.
+        await routing.driver.destroy();
+      }
       await db.destroy();
       await ownedPglite?.close();
     },

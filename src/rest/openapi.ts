@@ -528,7 +528,29 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
           '200': jsonAnswer('Ready.', {
             type: 'object',
             required: ['status', 'database'],
-            properties: { status: { const: 'ready' }, database: { type: 'string' } },
+            properties: {
+              status: { const: 'ready' },
+              database: { type: 'string' },
+              databases: {
+                description:
+                  'With DATABASE_REPLICA_URLS, each database server: the primary, and every replica with whether it serves reads and its lag.',
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['name', 'role', 'statements'],
+                  properties: {
+                    name: { type: 'string' },
+                    role: { enum: ['primary', 'replica'] },
+                    statements: { type: 'integer' },
+                    state: {
+                      enum: ['unchecked', 'serving', 'lagging', 'unreachable', 'not-a-standby'],
+                    },
+                    lagMs: { type: ['integer', 'null'] },
+                    reason: { type: 'string' },
+                  },
+                },
+              },
+            },
           }),
           '503': jsonAnswer(
             'Not ready: migrations pending, tables missing, the database unreachable, or the process shutting down (`draining`: requests already accepted are still answered).',
@@ -550,7 +572,7 @@ function operationalPaths(): Record<string, Record<string, OpenApiOperation>> {
       get: operational(
         'metrics',
         'Metrics',
-        'Prometheus text format: requests by route, method and status; request durations by route; SQL statements executed; response cache hits and misses; the process’s own figures (memory, CPU, event loop).',
+        'Prometheus text format: requests by route, method and status; request durations by route; SQL statements executed, in all and per database server; each replica’s state and lag; response cache hits and misses; the process’s own figures (memory, CPU, event loop).',
         {
           '200': {
             description: 'The metrics.',

@@ -2,11 +2,13 @@
  * Brute-force protection on the token endpoint (src/auth/token-attempts.ts): failed client
  * authentications are limited per client id and per client IP, a locked id or IP gets no
  * token even for the right secret until its window closes, and none of it touches the read
- * routes' rate limit. The limiter alone on a clock the test moves; the endpoint on a real
- * database; the app on a socket behind a trusted proxy, so each test client has its own IP.
+ * routes' rate limit. The limiter alone, counting in this process, on a clock the test moves
+ * (the counters read Date; test/scale/processes-limits.test.ts counts in Redis); the endpoint
+ * on a real database; the app on a socket behind a trusted proxy, so each test client has its
+ * own IP.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { hashClientSecret } from '../../src/auth/client-secrets.ts';
 import {
   createTokenAttemptLimiter,
@@ -19,9 +21,9 @@ import { restRoutes } from '../../src/rest/routes/index.ts';
 import { handleTokenRequest, TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
 import { databaseKind } from '../helpers/database.ts';
-import { manualClock } from '../helpers/manual-clock.ts';
 import { sendRaw, serveApp, type ServedApp } from '../helpers/raw-http.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
+import { countersInProcess } from '../helpers/limit-counters.ts';
 
 const catalogue = useSeededCatalogue();
 /** A client beside the seeded catalogue's demo client. */
@@ -37,15 +39,24 @@ beforeAll(async () => {
 
 const WINDOW_MS = 15 * 60_000;
 
-function limiterOn(clock: { now: () => number }, options: Partial<TokenAttemptLimiterOptions>) {
+function limiterOf(options: Partial<TokenAttemptLimiterOptions>) {
   return createTokenAttemptLimiter({
     failuresPerClient: 3,
     failuresPerIp: 10,
-    windowMs: WINDOW_MS,
-    now: clock.now,
+    windowSeconds: WINDOW_MS / 1000,
+    counters: countersInProcess(),
     ...options,
   });
 }
+
+// Only Date: the counters' windows close by it; the database and scrypt keep real time.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+const clock = { advance: (ms: number) => vi.setSystemTime(Date.now() + ms) };
 
 /** What a verify step answers: a client for the right secret, nothing for a wrong one. */
 const right = async () => ({ id: 'acme' });
@@ -53,8 +64,7 @@ const wrong = async () => undefined;
 
 describe('the attempt limiter', () => {
   it('locks a client id after its failures, for the right secret too, until the window closes', async () => {
-    const clock = manualClock();
-    const limiter = limiterOn(clock, {});
+    const limiter = limiterOf({});
     for (let i = 0; i < 3; i++) {
       expect(await limiter.attempt('acme', '10.0.0.1', wrong)).toEqual({
         locked: false,
@@ -92,8 +102,7 @@ describe('the attempt limiter', () => {
   });
 
   it('counts the window from the first failure: later ones do not extend it', async () => {
-    const clock = manualClock();
-    const limiter = limiterOn(clock, {});
+    const limiter = limiterOf({});
     await limiter.attempt('acme', '10.0.0.1', wrong);
     clock.advance(10 * 60_000);
     await limiter.attempt('acme', '10.0.0.1', wrong);
@@ -105,8 +114,7 @@ describe('the attempt limiter', () => {
   });
 
   it('gives each IP a budget of failures over every client id, known or not', async () => {
-    const clock = manualClock();
-    const limiter = limiterOn(clock, { failuresPerClient: 100, failuresPerIp: 4 });
+    const limiter = limiterOf({ failuresPerClient: 100, failuresPerIp: 4 });
     for (const id of ['a', 'b', 'c', 'not a valid id!']) {
       expect((await limiter.attempt(id, '10.0.0.1', wrong)).locked).toBe(false);
     }
@@ -123,13 +131,12 @@ describe('the attempt limiter', () => {
   });
 
   it('counts neither a success nor an attempt that failed for another reason', async () => {
-    const limiter = limiterOn(manualClock(), { failuresPerClient: 2 });
+    const limiter = limiterOf({ failuresPerClient: 2 });
     for (let i = 0; i < 5; i++) await limiter.attempt('acme', '10.0.0.1', right);
     const outage = () => Promise.reject(new Error('database down'));
     for (let i = 0; i < 5; i++) {
       await expect(limiter.attempt('acme', '10.0.0.1', outage)).rejects.toThrow('database down');
     }
-    expect(limiter.size).toBe(0);
     await limiter.attempt('acme', '10.0.0.1', wrong);
     expect((await limiter.attempt('acme', '10.0.0.1', right)).locked).toBe(false);
     await limiter.attempt('acme', '10.0.0.1', wrong);
@@ -137,7 +144,7 @@ describe('the attempt limiter', () => {
   });
 
   it('counts attempts under way: a burst of parallel guesses gets no more than the limit', async () => {
-    const limiter = limiterOn(manualClock(), { failuresPerClient: 3 });
+    const limiter = limiterOf({ failuresPerClient: 3 });
     let verified = 0;
     const slowly = (answer: { id: string } | undefined) => async () => {
       verified += 1;
@@ -157,7 +164,6 @@ describe('the attempt limiter', () => {
       Array(17).fill({ locked: true, retryAfterSeconds: 1 }),
     );
     // They succeeded: nothing is counted, and the next burst gets three tries again, no more.
-    expect(limiter.size).toBe(0);
     verified = 0;
     await burst(undefined);
     expect(verified).toBe(3);
@@ -168,35 +174,31 @@ describe('the attempt limiter', () => {
   });
 
   it('treats 0 as unlimited, per kind of key', async () => {
-    const limiter = limiterOn(manualClock(), { failuresPerClient: 0, failuresPerIp: 2 });
+    const limiter = limiterOf({ failuresPerClient: 0, failuresPerIp: 2 });
     await limiter.attempt('acme', '10.0.0.1', wrong);
     await limiter.attempt('acme', '10.0.0.1', wrong);
     expect((await limiter.attempt('acme', '10.0.0.1', right)).locked).toBe(true);
     expect((await limiter.attempt('acme', '10.0.0.2', right)).locked).toBe(false);
 
-    const unlimited = limiterOn(manualClock(), { failuresPerClient: 0, failuresPerIp: 0 });
+    const unlimited = limiterOf({ failuresPerClient: 0, failuresPerIp: 0 });
     for (let i = 0; i < 50; i++) await unlimited.attempt('acme', '10.0.0.1', wrong);
     expect((await unlimited.attempt('acme', '10.0.0.1', right)).locked).toBe(false);
-    expect(unlimited.size).toBe(0);
   });
 
-  it('forgets closed windows, and keeps at most maxKeys of each kind', async () => {
-    const clock = manualClock();
-    const limiter = limiterOn(clock, { failuresPerClient: 1, maxKeys: 2 });
-    for (const id of ['a', 'b', 'c']) await limiter.attempt(id, `ip-${id}`, wrong);
-    expect(limiter.size).toBe(4);
+  it('starts each key afresh once its window has closed', async () => {
+    const limiter = limiterOf({ failuresPerClient: 1, failuresPerIp: 2 });
+    for (const id of ['a', 'b']) await limiter.attempt(id, 'ip-x', wrong);
+    expect((await limiter.attempt('a', 'ip-y', right)).locked).toBe(true);
     expect((await limiter.attempt('c', 'ip-x', right)).locked).toBe(true);
-    // `a` was the oldest: forgotten, it starts afresh.
-    expect((await limiter.attempt('a', 'ip-x', right)).locked).toBe(false);
-
     clock.advance(WINDOW_MS);
-    await limiter.attempt('d', 'ip-x', right);
-    expect(limiter.size).toBe(0);
+    expect((await limiter.attempt('a', 'ip-x', right)).locked).toBe(false);
+    expect((await limiter.attempt('b', 'ip-x', right)).locked).toBe(false);
   });
 
   it('takes its limits from the configuration', async () => {
     const limiter = createTokenAttemptLimiterFromConfig(
       loadConfig({ TOKEN_FAILURES_PER_CLIENT: '1', TOKEN_FAILURE_WINDOW_SECONDS: '60' }),
+      countersInProcess(),
     );
     await limiter.attempt('acme', '10.0.0.1', wrong);
     const outcome = await limiter.attempt('acme', '10.0.0.1', right);
@@ -216,8 +218,7 @@ const documentedTokenError = new Ajv2020({ strict: true }).compile(
 
 describe(`POST ${TOKEN_PATH} under the attempt limits on ${databaseKind}`, () => {
   function endpoint(options: Partial<TokenAttemptLimiterOptions> = {}) {
-    const clock = manualClock();
-    const attempts = limiterOn(clock, options);
+    const attempts = limiterOf(options);
     const post = (id: string, secret: string, clientIp = '198.51.100.1') =>
       handleTokenRequest(
         new Request(`http://test${TOKEN_PATH}`, {

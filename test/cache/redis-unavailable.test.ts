@@ -167,7 +167,7 @@ describe.each(scenarios)(`when $name (on ${databaseKind})`, ({ url, reason }) =>
   });
 
   it('logs the outage once, as a warning, and counts the failed lookups', async () => {
-    const warnings = logs.filter((entry) => entry.msg.includes('Redis'));
+    const warnings = logs.filter((entry) => entry.msg.startsWith('response cache:'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.level).toBe(40);
     expect(warnings[0]!.err?.message).toMatch(reason);

@@ -73,6 +73,15 @@ export function startNode(
   };
 }
 
+/** The JSON log lines (LOG_FORMAT=json) a process has written to stdout so far. */
+export function jsonLogLines(started: StartedProcess): Record<string, unknown>[] {
+  return started
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.endsWith('}'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 /** Everything a process has written, to explain how it ended. */
 function outputOf(started: StartedProcess): string {
   return `stdout:\n${started.stdout()}\nstderr:\n${started.stderr()}`;

@@ -51,7 +51,14 @@ export interface ScratchCluster {
   destroy(): Promise<void>;
 }
 
-export async function createScratchCluster(): Promise<ScratchCluster> {
+/**
+ * `replicaOf`: a streaming replica of that cluster instead of a fresh one: its data directory
+ * is the primary's base backup (`pg_basebackup -R`, which also writes the standby's
+ * connection to the primary), and it starts as a hot standby, replaying the primary's WAL.
+ */
+export async function createScratchCluster(
+  options: { replicaOf?: ScratchCluster } = {},
+): Promise<ScratchCluster> {
   if (postgresBinDir === undefined) throw new Error(`no PostgreSQL server under ${INSTALLATIONS}`);
   const bin = (program: string) => path.join(postgresBinDir!, program);
   // Created by the user that runs the server, so that it owns the directory.
@@ -95,17 +102,25 @@ export async function createScratchCluster(): Promise<ScratchCluster> {
     },
   };
   try {
-    await runServerCommand(bin('initdb'), [
-      '-D',
-      dataDir,
-      '-U',
-      'postgres',
-      '-A',
-      'trust',
-      '-E',
-      'UTF8',
-      '--no-sync',
-    ]);
+    if (options.replicaOf) {
+      // A fast checkpoint on the primary: the default spreads it over minutes.
+      await runServerCommand(bin('pg_basebackup'), [
+        ...['-h', '127.0.0.1', '-p', String(options.replicaOf.port), '-U', 'postgres'],
+        ...['-D', dataDir, '-R', '-X', 'stream', '--checkpoint=fast', '--no-sync'],
+      ]);
+    } else {
+      await runServerCommand(bin('initdb'), [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        '-A',
+        'trust',
+        '-E',
+        'UTF8',
+        '--no-sync',
+      ]);
+    }
     await cluster.start();
   } catch (error) {
     await cluster.destroy();

@@ -1,0 +1,222 @@
+/**
+ * Several gateway processes on one server database, as real processes: three `serve`
+ * processes started together on an empty database (one seeds under the seeding lock, the
+ * others wait for it and serve the same catalogue, seeded once); `serve` with WORKERS=2 (two
+ * workers on one port, one killed and restarted while the other serves, SIGTERM stopping
+ * both); and WORKERS=2 refused on the embedded database. A fresh database on the run's server,
+ * or on a scratch cluster of its own in the PGlite pass.
+ */
+import { get } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createServerDatabase,
+  dropServerDatabase,
+  onConnection,
+  serverUrl,
+} from '../helpers/database.ts';
+import { requirePrerequisite } from '../helpers/prerequisites.ts';
+import {
+  childEnv,
+  jsonLogLines,
+  runToEnd,
+  startNode,
+  untilOutput,
+  type StartedProcess,
+} from '../helpers/process.ts';
+import { createScratchCluster, postgresBinDir } from '../helpers/scratch-cluster.ts';
+
+/** Generous: a start migrates and seeds the sample catalogue (seconds on a quiet machine). */
+const PATIENCE_MS = 90_000;
+/** A test starts several processes, one after another's seeding: a busy machine needs long. */
+const TEST_PATIENCE = { timeout: 3 * PATIENCE_MS };
+
+/** An empty database on a server, and how to remove it. */
+async function emptyServerDatabase(): Promise<{ url: string; remove(): Promise<void> }> {
+  if (serverUrl !== undefined) {
+    const url = await createServerDatabase(serverUrl);
+    return { url, remove: () => dropServerDatabase(serverUrl!, url) };
+  }
+  requirePrerequisite(
+    postgresBinDir !== undefined,
+    "several processes need a database server: PostgreSQL 15's server binaries " +
+      '(apt-get install postgresql-15) or TEST_DATABASE_URL',
+  );
+  const cluster = await createScratchCluster();
+  return { url: cluster.url(), remove: () => cluster.destroy() };
+}
+
+type LogLine = Record<string, unknown>;
+const logLines = jsonLogLines;
+
+function logged(started: StartedProcess, message: string, count = 1): Promise<LogLine[]> {
+  return untilOutput(
+    started,
+    `'${message}' logged ${count} times`,
+    () => {
+      const lines = logLines(started).filter((line) => line.msg === message);
+      return lines.length >= count ? lines : undefined;
+    },
+    PATIENCE_MS,
+  );
+}
+
+function startServe(databaseUrl: string, env: Record<string, string> = {}): StartedProcess {
+  return startNode(
+    ['--import', 'tsx', 'src/main.ts', 'serve'],
+    childEnv({
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_FORMAT: 'json',
+      LOG_REQUEST_SAMPLE_RATE: '0',
+      ...env,
+    }),
+  );
+}
+
+/** Every row of every table the seed fills, by table. */
+async function rowCounts(url: string, tables: readonly string[]): Promise<Record<string, number>> {
+  return onConnection(url, async (client) => {
+    const counts: Record<string, number> = {};
+    for (const table of tables) {
+      const { rows } = await client.query<{ count: string }>(`select count(*) from ${table}`);
+      counts[table] = Number(rows[0]!.count);
+    }
+    return counts;
+  });
+}
+
+/** The status of a GET on a connection opened for it and closed after. */
+function statusOnNewConnection(port: unknown, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port: Number(port), path, agent: false }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode!));
+    }).on('error', reject);
+  });
+}
+
+async function status(port: unknown, path: string): Promise<number> {
+  return (await fetch(`http://127.0.0.1:${String(port)}${path}`)).status;
+}
+
+describe('three processes starting together on an empty database', TEST_PATIENCE, () => {
+  let database: Awaited<ReturnType<typeof emptyServerDatabase>>;
+  const processes: StartedProcess[] = [];
+
+  beforeAll(async () => {
+    database = await emptyServerDatabase();
+  });
+  afterAll(async () => {
+    await Promise.all(processes.map((started) => started.kill()));
+    await database?.remove();
+  });
+
+  it('seed once: one seeds under the lock, the others wait and serve its catalogue', async () => {
+    for (let i = 0; i < 3; i++) processes.push(startServe(database.url, { SEED_ON_EMPTY: 'true' }));
+    const listening = await Promise.all(processes.map((started) => logged(started, 'listening')));
+
+    const seeders = processes.filter((started) =>
+      logLines(started).some((line) => line.msg === 'empty catalogue: seeding'),
+    );
+    expect(seeders).toHaveLength(1);
+    // The others found the lock taken (or, arriving later, the catalogue seeded).
+    const waited = (started: StartedProcess) =>
+      logLines(started).some(
+        (line) => line.msg === 'another process is seeding the catalogue; waiting for it',
+      );
+    expect(waited(seeders[0]!)).toBe(false);
+    for (const started of processes) {
+      expect(logLines(started).filter((line) => line.msg === 'catalogue seeded')).toHaveLength(
+        started === seeders[0] ? 1 : 0,
+      );
+    }
+
+    // Exactly the rows of one seed, as its report counts them.
+    const report = logLines(seeders[0]!).find((line) => line.msg === 'catalogue seeded')!;
+    const seeded = report.rows as Record<string, number>;
+    expect(await rowCounts(database.url, Object.keys(seeded))).toEqual(seeded);
+
+    for (const { port } of listening.map(([line]) => line!)) {
+      expect(await status(port, '/readyz')).toBe(200);
+      expect(await status(port, '/products?market=se&limit=1')).toBe(200);
+    }
+  });
+});
+
+describe('WORKERS=2', TEST_PATIENCE, () => {
+  let database: Awaited<ReturnType<typeof emptyServerDatabase>>;
+  let primary: StartedProcess | undefined;
+
+  beforeAll(async () => {
+    database = await emptyServerDatabase();
+  });
+  afterAll(async () => {
+    await primary?.kill();
+    await database?.remove();
+  });
+
+  it('serves one port from two workers, restarts one that dies, and stops both on SIGTERM', async () => {
+    primary = startServe(database.url, {
+      WORKERS: '2',
+      SEED_ON_EMPTY: 'true',
+      // The requests while a worker restarts are as many as it takes: none is rate limited.
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
+      RATE_LIMIT_CLIENT_PER_MINUTE: '0',
+    });
+    const workers = await logged(primary, 'listening', 2);
+    await logged(primary, 'all workers listening');
+    const port = workers[0]!.port;
+    expect(workers[1]!.port).toBe(port);
+    expect(logLines(primary).filter((line) => line.msg === 'catalogue seeded')).toHaveLength(1);
+    expect(await status(port, '/readyz')).toBe(200);
+
+    // Killed outright: the other worker goes on serving, and a new one takes its place.
+    const victim = Number((await workerPids(primary))[0]);
+    process.kill(victim, 'SIGKILL');
+    const [died] = await logged(primary, 'a worker died; restarting it');
+    expect(died).toMatchObject({ pid: victim, signal: 'SIGKILL' });
+    // Each on a connection of its own, handed out in turn: none reaches the worker starting
+    // in the dead one's place before it can serve.
+    const replaced = logged(primary, 'listening', 3);
+    let restarted = false;
+    void replaced.then(() => (restarted = true));
+    const statuses = new Set<number>();
+    while (!restarted)
+      statuses.add(await statusOnNewConnection(port, '/products?market=se&limit=1'));
+    await replaced;
+    expect([...statuses]).toEqual([200]);
+    expect(await workerPids(primary)).not.toContain(victim);
+
+    primary.child.kill('SIGTERM');
+    expect(await primary.exited).toBe(0);
+    expect(logLines(primary).filter((line) => line.msg === 'stopped')).toHaveLength(2);
+    expect(logLines(primary).at(-1)).toMatchObject({ msg: 'every worker has stopped', code: 0 });
+  });
+
+  it('is refused on the embedded database, in one line', async () => {
+    const { code, stderr } = await runToEnd('src/main.ts', ['serve'], {
+      WORKERS: '2',
+      EMBEDDED_DATA_DIR: 'memory://',
+    });
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe(
+      'Invalid configuration: WORKERS=2 needs DATABASE_URL: the embedded database serves one ' +
+        'process only; set DATABASE_URL to a PostgreSQL server or WORKERS=1',
+    );
+  });
+});
+
+/** The processes of the primary's live workers, by the children the OS lists for it. */
+async function workerPids(primary: StartedProcess): Promise<number[]> {
+  const { readFile } = await import('node:fs/promises');
+  const children = await readFile(
+    `/proc/${primary.child.pid}/task/${primary.child.pid}/children`,
+    'utf8',
+  );
+  return children
+    .trim()
+    .split(/\s+/)
+    .filter((pid) => pid !== '')
+    .map(Number);
+}
