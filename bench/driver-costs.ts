@@ -22,7 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import pg from 'pg';
-import { DEFAULT_SEED, seedCatalogue } from '../seeds/index.ts';
+import { DEFAULT_SEED, seedCatalogue, utcToday } from '../seeds/index.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
 import { executePrepared } from '../src/db/prepared.ts';
 import { timestamptzToIso } from '../src/db/timestamps.ts';
@@ -78,6 +78,7 @@ if (args.embedded) {
     scale: 'sample',
     seed: DEFAULT_SEED,
     products: 300,
+    asOf: utcToday(),
     progress: false,
   });
 }

@@ -27,10 +27,12 @@ import {
   searchProductIds,
   searchTermOf,
   splitQuery,
+  textSearchOf,
   type SearchOrder,
   type SearchTerm,
   type TextSearch,
 } from '../src/db/repositories/product-search.ts';
+import { readTypoVocabulary } from '../src/search/vocabularies.ts';
 import type { MarketCode } from '../src/markets.ts';
 import { catalogueUrl } from './catalogue.ts';
 
@@ -65,7 +67,8 @@ const SEARCHES = [
   ['bosch', 'vacuum-cleaners'],
 ] as const;
 /** Market se searches in Swedish (markets.search_config). */
-const SWEDISH = (terms: SearchTerm[]): TextSearch => ({ config: 'swedish', terms });
+const SWEDISH = async (terms: SearchTerm[]): Promise<TextSearch> =>
+  textSearchOf('swedish', terms, await readTypoVocabulary(database.db, 'swedish'));
 
 interface PlanNode {
   'Node Type': string;
@@ -177,7 +180,7 @@ try {
   console.log(`\n| query (se) | category | order | ms |\n|---|---|---|---:|`);
   for (const [query, slug] of SEARCHES) {
     const terms = splitQuery(query).flatMap((term) => searchTermOf(term) ?? []);
-    const filter = { market: 'se' as const, categoryId: idOf(slug), text: SWEDISH(terms) };
+    const filter = { market: 'se' as const, categoryId: idOf(slug), text: await SWEDISH(terms) };
     for (const order of ['RELEVANCE', ...Object.keys(LISTING_ORDERS)] as SearchOrder[]) {
       const times: number[] = [];
       for (let run = 0; run < RUNS; run++) {

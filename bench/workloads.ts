@@ -81,7 +81,10 @@ export interface WorkloadInputs {
   lookupIds: number[];
   /** Twenty product ids for partner search. */
   partnerIds: number[];
-  /** Two-term product searches taken from product names. */
+  /**
+   * Product searches as shoppers type them: two-term searches taken from product names, the
+   * same with a typo, and category words in the market's language (issue 13).
+   */
   searches: string[];
 }
 
@@ -272,7 +275,7 @@ export function workloads(
     },
     {
       id: 'W3',
-      title: 'REST /suggestions, two search terms',
+      title: 'REST /suggestions: names, names with a typo, category words',
       requests: inputs.searches.map((terms) => ({
         method: 'GET',
         path: `/suggestions?market=${MARKET}&product=${encodeURIComponent(terms)}`,
@@ -405,6 +408,45 @@ function peerWorkloads(inputs: WorkloadInputs): Workload[] {
   ];
 }
 
+/**
+ * Category words a shopper in market se types, alone and after a brand (issue 13: "tv",
+ * "sony headphones"). Every scale has these brands in these categories (seeds/vocabulary).
+ */
+const CATEGORY_WORD_SEARCHES = ['tv', 'hörlurar', 'samsung tv', 'sony hörlurar'];
+
+/** The typo kinds search forgives, in the order the W3 typo searches take them. */
+const TYPOS: readonly ((letters: string[], at: number) => string[])[] = [
+  (letters, at) => letters.toSpliced(at, 1), // deletion
+  (letters, at) => letters.toSpliced(at, 0, letters[at]!), // insertion (a doubled letter)
+  (letters, at) => letters.toSpliced(at, 1, letters[at] === 'x' ? 'z' : 'x'), // substitution
+  (letters, at) => letters.toSpliced(at, 2, letters[at + 1]!, letters[at]!), // transposition
+];
+
+/**
+ * Name searches with one typo each, the kinds in turn: in the search's longest word of 5–8
+ * letters (one typo forgiven there), at its middle; repeated searches and those without such
+ * a word are skipped.
+ */
+function withTypos(searches: readonly string[], count: number): string[] {
+  const typed: string[] = [];
+  for (const search of new Set(searches)) {
+    const words = search.split(' ');
+    const word = words
+      .filter((candidate) => /^\p{L}{5,8}$/u.test(candidate))
+      .reduce<string | undefined>((a, b) => (a && a.length >= b.length ? a : b), undefined);
+    if (word === undefined) continue;
+    const letters = Array.from(word);
+    const typo = TYPOS[typed.length % TYPOS.length]!(letters, Math.floor(letters.length / 2) - 1);
+    // Swapping two equal letters is no typo.
+    if (typo.join('') === word) continue;
+    typed.push(
+      words.map((candidate) => (candidate === word ? typo.join('') : candidate)).join(' '),
+    );
+    if (typed.length === count) break;
+  }
+  return typed;
+}
+
 /** `count` items spread evenly from the first to the last (all of them when no more). */
 function spread<T>(items: readonly T[], count: number): T[] {
   if (items.length <= count) return [...items];
@@ -430,13 +472,18 @@ export async function readWorkloadInputs(client: pg.ClientBase): Promise<Workloa
     [MARKET],
   );
   const ids = popular.rows.map((row) => row.id);
+  const nameSearches = popular.rows.map((row) =>
+    row.name.split(/\s+/).slice(0, 2).join(' ').toLowerCase(),
+  );
   return {
     categoryIds: spread(ranked, 3),
     treeCategoryIds: spread(ranked, CATEGORY_TREE.categories),
     lookupIds: ids.slice(0, 20),
     partnerIds: ids.slice(20, 40),
-    searches: popular.rows
-      .slice(0, 8)
-      .map((row) => row.name.split(/\s+/).slice(0, 2).join(' ').toLowerCase()),
+    searches: [
+      ...nameSearches.slice(0, 8),
+      ...withTypos(nameSearches, 4),
+      ...CATEGORY_WORD_SEARCHES,
+    ],
   };
 }

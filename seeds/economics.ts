@@ -1,12 +1,21 @@
 /**
- * What makes prices look local: rough exchange rates, price levels, the share of products each
+ * What makes prices look local: fixed exchange rates, price levels, the share of products each
  * market sells, shipping fees and how shops round their prices. Currencies themselves come from
  * the `markets` table; only their rates are known here.
+ *
+ * A product's price in a market is its base price in euros (its model family's, times its
+ * traits' steps: seeds/generate/product.ts) × the market's rate (EUROS_TO) × its price level
+ * (MARKET_ECONOMICS) × a market factor within ±MARKET_PRICE_JITTER that the whole model family
+ * shares. Each new offer is that market price × a factor in OFFER_SPREAD, so every new offer
+ * lies within ±NEW_OFFER_BAND of base × rate × level, give or take the shop's rounding
+ * (roundShopPrice). Fixed rates, so one product's prices agree across markets; one factor per
+ * family and market, so within a family a trait step (storage: at least +12 % a step) always
+ * shows.
  */
 import type { MarketCode } from '../src/markets.ts';
 import type { Currency } from '../src/db/types.ts';
 
-/** Units of each currency per euro, roughly. */
+/** Units of each currency per euro, roughly the rates of 2026, fixed. */
 export const EUROS_TO: Readonly<Record<Currency, number>> = {
   SEK: 11.4,
   NOK: 11.7,
@@ -39,6 +48,13 @@ export const MARKET_ECONOMICS: Readonly<Record<MarketCode, MarketEconomics>> = {
   gb: { share: 0.44, priceLevel: 0.97, shippingFees: [0, 2.99, 3.95, 4.99], freeShippingFrom: 40 },
   nz: { share: 0.22, priceLevel: 1.12, shippingFees: [0, 6.5, 9.9, 14.9], freeShippingFrom: 100 },
 };
+
+/** The market factor a model family shares in one market: 1 ± this. */
+export const MARKET_PRICE_JITTER = 0.03;
+/** A new offer's price relative to its market price, cheapest shops most common. */
+export const OFFER_SPREAD: readonly [low: number, high: number] = [0.97, 1.06];
+/** Every new offer lies within base × rate × price level × (1 ± this), before rounding. */
+export const NEW_OFFER_BAND = 0.1;
 
 /** Kronor prices are whole and end in 9 from 100 up; euro, pound and dollar prices end in .99
  * or .95 or .00, the way shops price them. Works in cents. */

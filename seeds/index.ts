@@ -6,15 +6,17 @@
  *   generate  products one by one as COPY text                            (generate/)
  *   load      COPY streams or array inserts, indexes and keys set aside    (load/)
  *   complete  summaries via refreshProductMarketSummaries, indexes, keys, ANALYZE
+ *   vocabulary the search's words (rebuildSearchVocabulary)
  *
- * Same seed and scale, same rows in every table: all randomness comes from seeds/random.ts
- * keyed by the seed, all dates from SEED_REFERENCE_DATE.
+ * Same seed, scale and as-of date, same rows in every table: all randomness comes from
+ * seeds/random.ts keyed by the seed, all dates from the as-of date (seeds/calendar.ts).
  */
 import { createHash } from 'node:crypto';
 import { hashClientSecret } from '../src/auth/client-secrets.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
 import type { SeedScale } from '../src/config.ts';
-import { REFERENCE_TIMESTAMP, SEED_REFERENCE_DATE } from './calendar.ts';
+import { rebuildSearchVocabulary } from '../src/db/repositories/search-vocabulary.ts';
+import { SeedCalendar } from './calendar.ts';
 import { buildFrame, type CatalogueFrame } from './frame.ts';
 import { CatalogueGenerator, type ProductSinks } from './generate/catalogue.ts';
 import { completeCatalogue, withClient } from './load/complete.ts';
@@ -26,7 +28,7 @@ import { createProgress, type Progress } from './progress.ts';
 import { SCALES } from './scales.ts';
 import { CATALOGUE_TABLES, PRODUCT_TABLES, REFERENCE_TABLES } from './tables.ts';
 
-export { SEED_REFERENCE_DATE } from './calendar.ts';
+export { utcToday } from './calendar.ts';
 
 export const DEFAULT_SEED = 1;
 
@@ -34,6 +36,12 @@ export interface SeedOptions {
   scale: SeedScale;
   /** Any integer from 0 to 2^32 − 1; DEFAULT_SEED when absent. */
   seed?: number;
+  /**
+   * The seed's "today", 'YYYY-MM-DD': price history ends the day before, offers were updated
+   * in the days before, sales run around it. Required, so that no caller's data depends on the
+   * day it runs by accident: the commands pass utcToday() unless told a date.
+   */
+  asOf: string;
   /** Progress output: a bar on a terminal, plain lines otherwise, nothing when false. */
   progress?: NodeJS.WritableStream | false;
   /** Overrides the scale's product count (tests seed a few hundred products quickly). */
@@ -43,6 +51,7 @@ export interface SeedOptions {
 export interface SeedReport {
   scale: SeedScale;
   seed: number;
+  asOf: string;
   /** Rows written per table. */
   rows: Record<string, number>;
   milliseconds: number;
@@ -67,6 +76,7 @@ export async function seedCatalogue(
   if (!Number.isInteger(products) || products < 1) {
     throw new RangeError(`products must be a positive integer, got ${products}`);
   }
+  const calendar = new SeedCalendar(options.asOf);
   const progress = createProgress(options.progress);
 
   const markets = await database.db.selectFrom('markets').select(['code', 'currency']).execute();
@@ -81,22 +91,25 @@ export async function seedCatalogue(
   });
 
   try {
-    const rows = await loadCatalogue(database, frame, progress);
-    await insertDemoClient(database, seed);
+    const rows = await loadCatalogue(database, frame, calendar, progress);
+    await insertDemoClient(database, seed, calendar);
     rows.api_clients = 1;
     rows.api_client_refs = 1;
     rows.product_market_summaries = await completeCatalogue(database, {
-      asOf: SEED_REFERENCE_DATE,
+      asOf: calendar.asOf,
       tables: [...REFERENCE_TABLES, ...PRODUCT_TABLES],
       definitions,
       rows,
       products,
       progress,
     });
+    progress.note('building the search vocabulary');
+    await rebuildSearchVocabulary(database.db);
     progress.stop();
     return {
       scale: options.scale,
       seed,
+      asOf: calendar.asOf,
       rows,
       milliseconds: Math.round(performance.now() - started),
     };
@@ -110,6 +123,7 @@ export async function seedCatalogue(
 async function loadCatalogue(
   database: DatabaseHandle,
   frame: CatalogueFrame,
+  calendar: SeedCalendar,
   progress: Progress,
 ): Promise<Record<string, number>> {
   const rows: Record<string, number> = {};
@@ -126,7 +140,7 @@ async function loadCatalogue(
     }
   });
 
-  const generator = new CatalogueGenerator(frame);
+  const generator = new CatalogueGenerator(frame, calendar);
   const texts = Object.fromEntries(
     PRODUCT_TABLES.map((table) => [table, new CopyBuffer()]),
   ) as ProductSinks;
@@ -167,7 +181,11 @@ async function writeAll(
  * The demo partner of decisions section 2. The salt is derived from the seed so that the
  * stored hash, like every other row, is the same on every run.
  */
-async function insertDemoClient(database: DatabaseHandle, seed: number): Promise<void> {
+async function insertDemoClient(
+  database: DatabaseHandle,
+  seed: number,
+  calendar: SeedCalendar,
+): Promise<void> {
   const salt = createHash('sha256')
     .update(`catalogue-seed:${seed}:${DEMO_CLIENT.id}`)
     .digest()
@@ -178,7 +196,7 @@ async function insertDemoClient(database: DatabaseHandle, seed: number): Promise
       id: DEMO_CLIENT.id,
       name: 'Demo partner (sample data)',
       secret_hash: await hashClientSecret(DEMO_CLIENT.secret, salt),
-      created_at: REFERENCE_TIMESTAMP,
+      created_at: calendar.midnight,
     })
     .execute();
   await database.db

@@ -29,6 +29,7 @@ export const STREAM = {
   gtins: 6,
   offers: 7,
   history: 8,
+  family: 9,
 } as const;
 
 export class Random {

@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MARKET_CODES } from '../src/markets.ts';
+import { SeedCalendar } from '../seeds/calendar.ts';
 import { formatCents, roundShopPrice } from '../seeds/economics.ts';
 import { buildFrame, slugify, type MarketRow } from '../seeds/frame.ts';
 import { CatalogueGenerator, type ProductSinks } from '../seeds/generate/catalogue.ts';
@@ -28,7 +29,7 @@ const MARKETS: MarketRow[] = [
 /** The COPY text of the first `products` products of a catalogue, per table. */
 function generate(seed: number, products: number): Record<string, string> {
   const frame = buildFrame(seed, { ...SCALES.sample, products }, MARKETS);
-  const generator = new CatalogueGenerator(frame);
+  const generator = new CatalogueGenerator(frame, new SeedCalendar('2026-11-01'));
   const texts = Object.fromEntries(
     PRODUCT_TABLES.map((table) => [table, new CopyBuffer()]),
   ) as ProductSinks;

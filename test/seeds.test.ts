@@ -8,18 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyClientSecret } from '../src/auth/client-secrets.ts';
 import { createEmbeddedDatabase, openDatabase, type DatabaseHandle } from '../src/db/client.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
-import {
-  DEMO_CLIENT,
-  SEED_REFERENCE_DATE,
-  seedCatalogue,
-  type SeedReport,
-} from '../seeds/index.ts';
+import { DEMO_CLIENT, seedCatalogue, type SeedReport } from '../seeds/index.ts';
 import { deferDefinitions } from '../seeds/load/deferred-definitions.ts';
 import { CATALOGUE_TABLES } from '../seeds/tables.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.ts';
 
 const PRODUCTS = 400;
 const SEED = 7;
+/** The seeds' "today", fixed so that the rows are the same on any day. */
+const AS_OF = '2026-11-01';
 
 /** md5 per table over every row, in a fixed order: equal checksums, equal tables. */
 async function checksums(database: DatabaseHandle): Promise<Record<string, string>> {
@@ -68,7 +65,12 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     objectsBefore = await schemaObjects(database);
-    report = await seedCatalogue(database, { scale: 'sample', seed: SEED, products: PRODUCTS });
+    report = await seedCatalogue(database, {
+      scale: 'sample',
+      seed: SEED,
+      products: PRODUCTS,
+      asOf: AS_OF,
+    });
     firstChecksums = await checksums(database);
   });
   afterAll(() => database?.dispose());
@@ -223,8 +225,8 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
              count(*) filter (where sales_price is not null and sales_price_start is not null) as on_sale,
              count(*) filter (where member_price is not null) as member_prices,
              count(*) filter (where original_price > price) as with_original,
-             count(*) filter (where updated_at > ${SEED_REFERENCE_DATE}::timestamptz
-                                 or updated_at < ${SEED_REFERENCE_DATE}::timestamptz - interval '3 days') as stale,
+             count(*) filter (where updated_at > ${AS_OF}::timestamptz
+                                 or updated_at < ${AS_OF}::timestamptz - interval '3 days') as stale,
              count(distinct condition) as conditions,
              count(distinct stock_status) as statuses
         from offers`.execute(database.db);
@@ -293,7 +295,7 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
       wrong_tail: number;
       no_offers: number;
     }>`
-      select count(*) filter (where first_day <> ${SEED_REFERENCE_DATE}::date - 90) as wrong_start,
+      select count(*) filter (where first_day <> ${AS_OF}::date - 90) as wrong_start,
              count(*) filter (where cardinality(daily_lowest_prices) <> 90) as wrong_length,
              count(*) filter (where daily_lowest_prices[90] <> current.lowest) as wrong_tail,
              count(*) filter (where current.lowest is null) as no_offers
@@ -319,7 +321,7 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
              count(*) filter (where price_trend_percentage <= -3) as rising_prices,
              count(*) filter (where abs(price_trend_percentage) < 3) as flat,
              count(*) as summaries,
-             count(*) filter (where as_of <> ${SEED_REFERENCE_DATE}::date) as wrong_day
+             count(*) filter (where as_of <> ${AS_OF}::date) as wrong_day
         from product_market_summaries`.execute(database.db);
     const { falling_prices, rising_prices, flat, summaries, wrong_day } = numbers(rows[0]);
     expect(wrong_day).toBe(0);
@@ -341,7 +343,7 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
 
   it('rejects a seed outside 0..2^32 − 1 before touching the catalogue', async () => {
     await expect(
-      seedCatalogue(database, { scale: 'sample', seed: -1, products: 10 }),
+      seedCatalogue(database, { scale: 'sample', seed: -1, products: 10, asOf: AS_OF }),
     ).rejects.toThrow(RangeError);
     expect(await count(database, 'select count(*) as n from products')).toBe(PRODUCTS);
   });
@@ -355,7 +357,13 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
       },
     } as unknown as NodeJS.WritableStream;
     await expect(
-      seedCatalogue(database, { scale: 'sample', seed: SEED, products: 50, progress: failing }),
+      seedCatalogue(database, {
+        scale: 'sample',
+        seed: SEED,
+        products: 50,
+        asOf: AS_OF,
+        progress: failing,
+      }),
     ).rejects.toThrow('disk full');
     expect(await count(database, 'select count(*) as n from products')).toBe(0);
     expect(await count(database, 'select count(*) as n from offers')).toBe(0);
@@ -373,22 +381,28 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
       client.release();
     }
     expect(await schemaObjects(database)).not.toEqual(objectsBefore);
-    await seedCatalogue(database, { scale: 'sample', seed: SEED, products: 50 });
+    await seedCatalogue(database, { scale: 'sample', seed: SEED, products: 50, asOf: AS_OF });
     expect(await schemaObjects(database)).toEqual(objectsBefore);
   });
 
-  it('replaces the catalogue with identical rows when seeded again with the same seed', async () => {
+  it('replaces the catalogue with identical rows when seeded again with the same seed and date', async () => {
     const again = await seedCatalogue(database, {
       scale: 'sample',
       seed: SEED,
       products: PRODUCTS,
+      asOf: AS_OF,
     });
     expect(again.rows).toEqual(report.rows);
     expect(await checksums(database)).toEqual(firstChecksums);
   });
 
   it('gives different rows in every generated table for a different seed', async () => {
-    await seedCatalogue(database, { scale: 'sample', seed: SEED + 1, products: PRODUCTS });
+    await seedCatalogue(database, {
+      scale: 'sample',
+      seed: SEED + 1,
+      products: PRODUCTS,
+      asOf: AS_OF,
+    });
     const other = await checksums(database);
     // Brands and categories are the vocabulary itself; markets are the migration's.
     for (const table of CATALOGUE_TABLES) {
@@ -396,6 +410,67 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
       expect(other[table], table).not.toBe(firstChecksums[table]);
     }
     expect(other.markets).toBe(firstChecksums.markets);
+  });
+
+  it('dates everything from the as-of date: history ends the day before it', async () => {
+    const later = '2027-03-15';
+    const seeded = await seedCatalogue(database, {
+      scale: 'sample',
+      seed: SEED,
+      products: PRODUCTS,
+      asOf: later,
+    });
+    expect(seeded.asOf).toBe(later);
+    const { rows } = await sql<{
+      last_days: string[];
+      summary_days: string[];
+      updated_after: number;
+      updated_before_window: number;
+      sales_started_after: number;
+      created: string;
+    }>`
+      select (select array_agg(distinct (first_day + cardinality(daily_lowest_prices) - 1)::text)
+                from price_history) as last_days,
+             (select array_agg(distinct as_of::text) from product_market_summaries)
+               as summary_days,
+             (select count(*) from offers where updated_at >= ${later}::timestamptz)
+               as updated_after,
+             (select count(*) from offers
+               where updated_at < ${later}::timestamptz - interval '3 days')
+               as updated_before_window,
+             (select count(*) from offers where sales_price_start > ${later}::timestamptz)
+               as sales_started_after,
+             (select created_at::date::text from api_clients) as created`.execute(database.db);
+    expect(rows[0]).toEqual({
+      last_days: ['2027-03-14'],
+      summary_days: [later],
+      updated_after: 0,
+      updated_before_window: 0,
+      sales_started_after: 0,
+      created: later,
+    });
+    // Only the dates moved: the same products, offers and prices as at AS_OF.
+    const prices = async () => {
+      const { rows: digest } = await sql<{ digest: string }>`
+        select md5(string_agg(id || ':' || price, ',' order by id)) as digest
+          from offers`.execute(database.db);
+      return digest[0]?.digest;
+    };
+    const laterPrices = await prices();
+    const laterChecksums = await checksums(database);
+    await seedCatalogue(database, { scale: 'sample', seed: SEED, products: PRODUCTS, asOf: AS_OF });
+    expect(await prices()).toBe(laterPrices);
+    expect(laterChecksums.products).toBe(firstChecksums.products);
+    expect(laterChecksums.offers).not.toBe(firstChecksums.offers);
+  });
+
+  it('refuses an as-of date that is not a calendar day before touching the catalogue', async () => {
+    for (const asOf of ['2026-02-30', '1.11.2026', '']) {
+      await expect(
+        seedCatalogue(database, { scale: 'sample', seed: SEED, products: 10, asOf }),
+      ).rejects.toThrow(RangeError);
+    }
+    expect(await count(database, 'select count(*) as n from products')).toBe(PRODUCTS);
   });
 
   // Each bulk path exists on one kind of database only: the suite registers the one that
@@ -407,13 +482,16 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
     // The test database's handle exposes its PGlite instance, so the COPY path ran above; a
     // handle without it takes the array-insert path.
     const pglite = await createEmbeddedDatabase('memory://');
-    const { db, kind, pool, close, statementCount, limitStatements } = await openDatabase({
-      pglite,
-    });
-    const withoutInstance = { db, kind, pool, close, statementCount, limitStatements };
+    const { pglite: _instance, ...withoutInstance } = await openDatabase({ pglite });
+    const { db, close } = withoutInstance;
     try {
       await migrateToLatest(db);
-      await seedCatalogue(withoutInstance, { scale: 'sample', seed: SEED, products: PRODUCTS });
+      await seedCatalogue(withoutInstance, {
+        scale: 'sample',
+        seed: SEED,
+        products: PRODUCTS,
+        asOf: AS_OF,
+      });
       expect(await checksums(withoutInstance)).toEqual(firstChecksums);
     } finally {
       await close();
@@ -428,7 +506,7 @@ describe(`the catalogue seed on ${databaseKind}`, () => {
       // handle with a bigger pool takes the parallel path.
       const wide = await openDatabase({ url: database.url, poolSize: 8 });
       try {
-        await seedCatalogue(wide, { scale: 'sample', seed: SEED, products: PRODUCTS });
+        await seedCatalogue(wide, { scale: 'sample', seed: SEED, products: PRODUCTS, asOf: AS_OF });
       } finally {
         await wide.close();
       }

@@ -8,7 +8,7 @@
  * database: `Product.availableOffersByProductId` and `AvailableOffer.shopByShopId` then exist.
  *
  * At start PostGraphile warns that it has no codec for `tsvector` and leaves
- * `product_market_summaries.name_vector` (the search's stored vector) out of its schema, as
+ * `product_market_summaries.search_vector` (the search's stored vector) out of its schema, as
  * it does for any type it does not know; no workload reads it.
  */
 import type pg from 'pg';

@@ -6,11 +6,13 @@
  * what it claims to.
  */
 
+import type { TextSearchConfig } from '../../src/db/repositories/product-search.ts';
+
 export const MARKET_CODES = ['se', 'no', 'dk', 'fi', 'fr', 'gb', 'nz'] as const;
 export type MarketCode = (typeof MARKET_CODES)[number];
 
 /** Each market's text-search language (the `markets` rows of migration 0001). */
-export const SEARCH_CONFIGS: Record<MarketCode, string> = {
+export const SEARCH_CONFIGS: Record<MarketCode, TextSearchConfig> = {
   se: 'swedish',
   no: 'norwegian',
   dk: 'danish',

@@ -30,8 +30,10 @@ import {
   searchTermOf,
   splitQuery,
   suggestionsStatement,
-  termParameters,
 } from './sql/suggestions.ts';
+import { relevanceQueries } from '../../src/search/relevance-queries.ts';
+import type { TypoVocabulary } from '../../src/search/typo-tolerance.ts';
+import type { TextSearchConfig } from '../../src/db/repositories/product-search.ts';
 
 export interface Statement {
   /** The prepared statement's name: parsed and planned once per connection. */
@@ -55,6 +57,8 @@ export interface RouteRequest {
   headers: Record<string, string | string[] | undefined>;
   requestId: string;
   run: RunStatement;
+  /** A language's typo vocabulary, read once per process (src/search/vocabularies.ts). */
+  vocabulary: (config: TextSearchConfig) => Promise<TypoVocabulary>;
 }
 
 /** The one REST error body (src/rest/http.ts errorBody). */
@@ -112,14 +116,21 @@ export async function suggestions(request: RouteRequest): Promise<Answer> {
   const terms = splitQuery(query).flatMap((term) => searchTermOf(term) ?? []);
   // No letters or digits at all: nothing matches, and the gateway asks the database nothing.
   if (terms.length === 0) return { status: 200, body: '{"data":[]}' };
-  const statement = suggestionsStatement(SEARCH_CONFIGS[market], terms.length);
+  const config = SEARCH_CONFIGS[market];
+  const words = terms.flatMap((term) => term.words);
+  const tiers = relevanceQueries(config, words, await request.vocabulary(config));
+  const statement = suggestionsStatement(
+    config,
+    tiers.map((tier) => tier.weights),
+  );
   const body = await request.run(statement, [
     market,
     FRONT_ROWS,
     paging.offset + paging.limit + 1,
     paging.offset,
     paging.limit,
-    ...terms.flatMap(termParameters),
+    ...tiers.map((tier) => tier.query),
+    ...tiers.map((tier) => tier.anyTerm),
   ]);
   return ok(body);
 }

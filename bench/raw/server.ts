@@ -14,6 +14,9 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type pg from 'pg';
+import type { TextSearchConfig } from '../../src/db/repositories/product-search.ts';
+import { typoVocabularyOf } from '../../src/search/vocabularies.ts';
+import type { TypoVocabulary } from '../../src/search/typo-tolerance.ts';
 import { METRICS_CONTENT_TYPE, metricsText } from '../child-server.ts';
 import { RequestError } from './params.ts';
 import {
@@ -91,9 +94,34 @@ export function createRawServer({
     return result.rows[0]?.body ?? null;
   };
 
+  // Reference data, read once per language like the gateway's (not a request's statement).
+  const vocabularies = new Map<TextSearchConfig, Promise<TypoVocabulary>>();
+  const vocabulary = (config: TextSearchConfig) => {
+    let loading = vocabularies.get(config);
+    if (!loading) {
+      loading = pool
+        .query<{ word: string }>(
+          'select word from search_vocabulary where search_config = $1::regconfig',
+          [config],
+        )
+        .then((result) =>
+          typoVocabularyOf(
+            config,
+            result.rows.map((row) => row.word),
+          ),
+        )
+        .catch((error: unknown) => {
+          vocabularies.delete(config);
+          throw error;
+        });
+      vocabularies.set(config, loading);
+    }
+    return loading;
+  };
+
   async function answer(request: http.IncomingMessage, requestId: string): Promise<Answer> {
     const url = requestUrl(request);
-    const route: RouteRequest = { url, headers: request.headers, requestId, run };
+    const route: RouteRequest = { url, headers: request.headers, requestId, run, vocabulary };
     const get = request.method === 'GET';
     if (get && url.pathname === '/readyz') {
       await run({ name: 'raw_readyz', text: `select '{"status":"ready"}' as body` }, []);

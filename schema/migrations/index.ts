@@ -7,10 +7,12 @@ import * as catalogue from './0001_catalogue.ts';
 import * as priceTrendOrderIndex from './0002_price_trend_order_index.ts';
 import * as summaryNameVectors from './0003_summary_name_vectors.ts';
 import * as categoryOrderIndexes from './0004_category_order_indexes.ts';
+import * as searchVectors from './0005_search_vectors.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
   '0002_price_trend_order_index': priceTrendOrderIndex,
   '0003_summary_name_vectors': summaryNameVectors,
   '0004_category_order_indexes': categoryOrderIndexes,
+  '0005_search_vectors': searchVectors,
 };

@@ -3,11 +3,11 @@
  * and streaming: nothing is kept between products but the next offer id, so the memory use
  * does not grow with the scale.
  */
-import { TimestampTable } from '../calendar.ts';
+import type { SeedCalendar, TimestampTable } from '../calendar.ts';
 import type { CatalogueFrame } from '../frame.ts';
 import { productGtin } from '../gtin.ts';
 import { Random, STREAM } from '../random.ts';
-import type { CopyBuffer } from '../load/copy-buffer.ts';
+import { encoded, type CopyBuffer } from '../load/copy-buffer.ts';
 import type { ProductTable } from '../tables.ts';
 import { writePriceHistory } from './history.ts';
 import {
@@ -25,11 +25,17 @@ export type ProductSinks = Record<ProductTable, CopyBuffer>;
 
 export class CatalogueGenerator {
   private readonly offerState: OfferState = { nextOfferId: 1 };
-  private readonly timestamps = new TimestampTable(UPDATE_WINDOW_MINUTES, PRICE_PERIOD_DAYS);
+  private readonly timestamps: TimestampTable;
+  private readonly historyFirstDay: Uint8Array;
   private readonly gtinOffset: number;
   private readonly offerCountExponent: number;
 
-  constructor(private readonly frame: CatalogueFrame) {
+  constructor(
+    private readonly frame: CatalogueFrame,
+    calendar: SeedCalendar,
+  ) {
+    this.timestamps = calendar.timestamps(UPDATE_WINDOW_MINUTES, PRICE_PERIOD_DAYS);
+    this.historyFirstDay = encoded(calendar.historyFirstDay);
     this.gtinOffset = new Random(frame.seed, STREAM.gtins, 0).int(0, 999_999_999);
     this.offerCountExponent = offerCountExponent(frame.scale.offersPerMarket);
   }
@@ -69,7 +75,14 @@ export class CatalogueGenerator {
         this.timestamps,
         offerSinks,
       );
-      writePriceHistory(productId, market, frame.seed, currentLowestCents, sinks.price_history);
+      writePriceHistory(
+        productId,
+        market,
+        frame.seed,
+        currentLowestCents,
+        this.historyFirstDay,
+        sinks.price_history,
+      );
     }
   }
 }

@@ -8,7 +8,7 @@
  * mean lands on the trend the product was given; the trend itself is computed from these rows
  * by refreshProductMarketSummaries, never here.
  */
-import { HISTORY_DAYS, HISTORY_FIRST_DAY } from '../calendar.ts';
+import { HISTORY_DAYS } from '../calendar.ts';
 import { roundShopPrice } from '../economics.ts';
 import { encoded, type CopyBuffer } from '../load/copy-buffer.ts';
 import type { MarketFrame } from '../frame.ts';
@@ -18,12 +18,16 @@ import { Random, STREAM } from '../random.ts';
 const FELL = 0.14;
 const ROSE = 0.08;
 
-/** Writes the price_history row: product, market, first day, the 90 prices. */
+/**
+ * Writes the price_history row: product, market, first day (`firstDay`, the calendar's
+ * historyFirstDay as bytes), the 90 prices.
+ */
 export function writePriceHistory(
   productId: number,
   market: MarketFrame,
   seed: number,
   currentCents: number,
+  firstDay: Uint8Array,
   out: CopyBuffer,
 ): void {
   const random = new Random(seed, STREAM.history, productId, market.index);
@@ -47,11 +51,7 @@ export function writePriceHistory(
 
   // Columns in TABLE_COLUMNS.price_history order; the array as a literal, each run of equal
   // prices written once and copied.
-  out
-    .int(productId)
-    .bytes(encoded(market.code))
-    .bytes(encoded(HISTORY_FIRST_DAY))
-    .rawByte(OPEN_BRACE);
+  out.int(productId).bytes(encoded(market.code)).bytes(firstDay).rawByte(OPEN_BRACE);
   if (missing > 0) {
     const start = out.mark();
     out.raw('NULL,').repeatSince(start, missing);

@@ -1,7 +1,7 @@
 /**
- * A product's offers in one market: 1 to 15 shops with prices spread around the product's
- * local price, about one in ten unavailable (out of stock or not purchasable), mostly new
- * goods, some on sale or with a member price, a few with alternative prices.
+ * A product's offers in one market: 1 to 15 shops with prices close to the product's market
+ * price (seeds/economics.ts), about one in ten unavailable (out of stock or not purchasable),
+ * mostly new goods, some on sale or with a member price, a few with alternative prices.
  */
 import {
   PRODUCT_CONDITIONS,
@@ -10,7 +10,7 @@ import {
   type StockStatus,
 } from '../../src/db/types.ts';
 import type { TimestampTable } from '../calendar.ts';
-import { roundShopPrice } from '../economics.ts';
+import { OFFER_SPREAD, roundShopPrice } from '../economics.ts';
 import type { MarketFrame } from '../frame.ts';
 import { Random, STREAM, WeightedPicker } from '../random.ts';
 import { MAX_OFFERS_PER_MARKET } from '../scales.ts';
@@ -124,12 +124,17 @@ export function generateMarketOffers(
   const marketCode = encoded(market.code);
   const currencyCode = encoded(currency);
   const { freeShippingFrom, shippingFees } = market.economics;
+  // The market price (seeds/economics.ts): the product's base at the market's rate and level.
   const localCents =
     draft.basePriceEur *
     market.eurosToLocal *
     market.economics.priceLevel *
     100 *
-    random.between(0.95, 1.05);
+    (draft.marketFactors[market.index] as number);
+  const [spreadLow, spreadHigh] = OFFER_SPREAD;
+  // The market price's own jitter was drawn here before families shared one: still drawn, so
+  // that the shops, stock and sales after it stay those other tests and data were built on.
+  random.next();
 
   const count = Math.min(offerCount(random, draft.obscurity, countExponent), market.shopIds.length);
   const shops: number[] = [];
@@ -145,8 +150,8 @@ export function generateMarketOffers(
     const id = state.nextOfferId++;
     const condition = PRODUCT_CONDITIONS[CONDITION_PICKER.pick(random)] as ProductCondition;
     const [discountLow, discountHigh] = CONDITION_TRAITS[condition].price;
-    // New offers bunch near the cheapest shops' price with a long tail of expensive ones.
-    const spread = 0.93 + 0.32 * random.next() ** 2;
+    // New offers bunch near the cheapest shops' price with a tail of dearer ones.
+    const spread = spreadLow + (spreadHigh - spreadLow) * random.next() ** 2;
     const discount = random.between(discountLow, discountHigh);
     const priceCents = roundShopPrice(localCents * spread * discount, currency, random.next());
     const stock = STOCK_STATUSES[STOCK_PICKER.pick(random)] as StockStatus;

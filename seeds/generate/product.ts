@@ -6,6 +6,7 @@
 import type { CatalogueFrame, LeafFrame, MarketFrame } from '../frame.ts';
 import { Random, STREAM } from '../random.ts';
 import type { CopyBuffer } from '../load/copy-buffer.ts';
+import { MARKET_PRICE_JITTER } from '../economics.ts';
 import { IMAGE_CDN } from '../vocabulary/index.ts';
 import { expandPattern, tidyName } from './names.ts';
 
@@ -28,7 +29,10 @@ export interface ProductDraft {
   popularity: number;
   /** 0 for the most popular product of its category, towards 1 for the least. */
   obscurity: number;
+  /** The model family's base price × the steps of this product's traits. */
   basePriceEur: number;
+  /** The family's market factor, by market index (seeds/economics.ts). */
+  marketFactors: readonly number[];
   markets: readonly MarketFrame[];
   description: string;
   hasImage: boolean;
@@ -41,7 +45,8 @@ function popularityOf(rank: number, size: number, weight: number): number {
 
 export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
   const random = new Random(frame.seed, STREAM.product, id);
-  const leaf = frame.leaves[frame.productLeaf[id - 1] as number] as LeafFrame;
+  const leafIndex = frame.productLeaf[id - 1] as number;
+  const leaf = frame.leaves[leafIndex] as LeafFrame;
   const spec = leaf.spec;
   const rank = frame.productRank[id - 1] as number;
 
@@ -62,9 +67,18 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
   const shortName = tidyName(`${brandName} ${model}`);
   const name = labels.length ? `${shortName} ${labels.join(' ')}` : shortName;
 
-  // Log-uniform: as many products between 100 and 200 euros as between 1000 and 2000.
+  // One price per model family (brand and model in a category), drawn from the family's own
+  // stream so every member agrees: log-uniform, as many families between 100 and 200 euros as
+  // between 1000 and 2000. Members differ by their traits' steps alone.
+  const family = new Random(frame.seed, STREAM.family, leafIndex, hashText(shortName));
   const [low, high] = spec.priceEur;
-  const basePriceEur = low * (high / low) ** random.next() * priceFactor;
+  const basePriceEur = low * (high / low) ** family.next() * priceFactor;
+  const marketFactors = frame.markets.map(() =>
+    family.between(1 - MARKET_PRICE_JITTER, 1 + MARKET_PRICE_JITTER),
+  );
+  // The product's own price was drawn here before families had one: still drawn, so that the
+  // markets, descriptions and images after it stay those other tests and data were built on.
+  random.next();
 
   const markets = frame.markets.filter((market) => random.chance(market.economics.share));
   // Every product is sold somewhere: the most common market takes the rare leftovers.
@@ -90,10 +104,20 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
     popularity: popularityOf(rank, leaf.size, spec.weight),
     obscurity: leaf.size > 1 ? (rank - 1) / (leaf.size - 1) : 0,
     basePriceEur,
+    marketFactors,
     markets,
     description,
     hasImage,
   };
+}
+
+/** FNV-1a: a text as a 32-bit stream key. */
+function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 export function writeProduct(draft: ProductDraft, out: CopyBuffer): void {

@@ -15,7 +15,9 @@ const storageTrait = (values: readonly number[]) => ({
   values,
   label: (value: number | string) =>
     Number(value) >= 1024 ? `${Number(value) / 1024}TB` : `${value}GB`,
-  priceStep: 0.14,
+  // Each step costs at least 12 % more (1.2 / 1.0 … 1.8 / 1.6): more than a model family's
+  // offers spread within a market (seeds/economics.ts), so more storage never costs less.
+  priceStep: 0.2,
 });
 
 export const ELECTRONICS: RootCategorySpec = {

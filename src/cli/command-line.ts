@@ -12,6 +12,7 @@ import {
   type EnvironmentVariable,
 } from '../config.ts';
 import { exitOnFailure, UsageError } from './errors.ts';
+import { isCalendarDay } from '../../seeds/calendar.ts';
 
 /** parseArgs' option, with what it accepts and what `--help` says of it. */
 export interface OptionSpec {
@@ -25,6 +26,8 @@ export interface OptionSpec {
   choices?: readonly string[];
   /** A string option that must be a whole number in this range. */
   range?: readonly [min: number, max: number];
+  /** A string option that must be a calendar day, YYYY-MM-DD. */
+  calendarDay?: true;
 }
 
 export interface CommandSpec<Options extends Record<string, OptionSpec>> {
@@ -108,6 +111,9 @@ function checkValue(name: string, option: OptionSpec, value: string): void {
     if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
       throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
     }
+  }
+  if (option.calendarDay && !isCalendarDay(value)) {
+    throw new UsageError(`--${name} must be a date YYYY-MM-DD, got "${value}"`);
   }
 }
 

@@ -44,6 +44,12 @@ export const SEED = {
       description: `generator seed, 0 to ${MAX_SEED} (default: 1)`,
       range: [0, MAX_SEED],
     },
+    'as-of': {
+      type: 'string',
+      value: 'YYYY-MM-DD',
+      calendarDay: true,
+      description: "the catalogue's today: history ends the day before (default: today, UTC)",
+    },
     force: { type: 'boolean', description: 'replace a catalogue that is not empty' },
   },
   environment: environmentOf('seed'),

@@ -21,10 +21,11 @@ export async function seed(
     if (!values.force && !(await isCatalogueEmpty(database))) {
       throw new UsageError('the catalogue is not empty; pass --force to replace it');
     }
-    const { seedCatalogue } = await import('../../seeds/index.ts');
+    const { seedCatalogue, utcToday } = await import('../../seeds/index.ts');
     const report = await seedCatalogue(database, {
       scale,
       ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
+      asOf: values['as-of'] ?? utcToday(),
       progress: process.stderr,
     });
     logger.info({ rows: report.rows, seconds: report.milliseconds / 1000 }, 'catalogue seeded');

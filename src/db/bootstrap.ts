@@ -1,6 +1,7 @@
 /**
  * What every start does before serving: migrate, then fill an empty catalogue when asked to.
  */
+import pg from 'pg';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { DatabaseHandle } from './client.ts';
@@ -30,22 +31,72 @@ export async function prepareDatabase(
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
-  if (config.seedOnEmpty && (await isCatalogueEmpty(database))) {
-    options.onStep?.('seeding');
-    logger.info({ scale: config.seedScale }, 'empty catalogue: seeding');
-    // Loaded only here: a service that does not seed never evaluates the generator and its
-    // vocabulary (in the production bundle too, where esbuild wraps them in a lazy init).
-    const { DEMO_CLIENT, seedCatalogue } = await import('../../seeds/index.ts');
-    const report = await seedCatalogue(database, {
-      scale: config.seedScale,
-      progress: options.progress ?? false,
-    });
-    logger.info({ rows: report.rows, ms: report.milliseconds }, 'catalogue seeded');
-    if (database.kind === 'embedded') {
-      logger.info(
-        { clientId: DEMO_CLIENT.id, clientSecret: DEMO_CLIENT.secret, ref: DEMO_CLIENT.ref },
-        'sample data only: demo partner credentials',
-      );
+  if (!config.seedOnEmpty) return;
+  // Checked under the lock: a catalogue another process is seeding is not empty, nor complete.
+  await whileSeedingLocked(database, logger, async () => {
+    if (await isCatalogueEmpty(database))
+      await seedEmptyCatalogue(database, config, logger, options);
+  });
+}
+
+/**
+ * The advisory lock seeding is done under: when several processes start together on an empty
+ * server database, one seeds and the rest wait for it, then find the catalogue seeded.
+ */
+const SEEDING_LOCK_KEY = 4_140_001;
+
+/**
+ * Runs `work` holding the seeding lock: a session lock on a connection of its own, outside
+ * the pool, which seeding may need whole. The embedded database is one process's own: no lock.
+ */
+async function whileSeedingLocked(
+  database: DatabaseHandle,
+  logger: Logger,
+  work: () => Promise<void>,
+): Promise<void> {
+  if (database.kind === 'embedded') return work();
+  const client = new pg.Client(database.pool.options);
+  // A connection lost meanwhile fails the query at hand; the event need only be heard.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ locked: boolean }>(
+      'select pg_try_advisory_lock($1) as locked',
+      [SEEDING_LOCK_KEY],
+    );
+    if (!rows[0]!.locked) {
+      logger.info('another process is seeding the catalogue; waiting for it');
+      await client.query('select pg_advisory_lock($1)', [SEEDING_LOCK_KEY]);
     }
+    // Ending the session releases the lock, whether `work` succeeded or not.
+    await work();
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+async function seedEmptyCatalogue(
+  database: DatabaseHandle,
+  config: Config,
+  logger: Logger,
+  options: PreparationOptions,
+): Promise<void> {
+  options.onStep?.('seeding');
+  logger.info({ scale: config.seedScale }, 'empty catalogue: seeding');
+  // Loaded only here: a service that does not seed never evaluates the generator and its
+  // vocabulary (in the production bundle too, where esbuild wraps them in a lazy init).
+  const { DEMO_CLIENT, seedCatalogue, utcToday } = await import('../../seeds/index.ts');
+  const report = await seedCatalogue(database, {
+    scale: config.seedScale,
+    // The first start's catalogue is as of the day it starts (docs/api.md, "Clock").
+    asOf: utcToday(),
+    progress: options.progress ?? false,
+  });
+  logger.info({ rows: report.rows, ms: report.milliseconds }, 'catalogue seeded');
+  if (database.kind === 'embedded') {
+    logger.info(
+      { clientId: DEMO_CLIENT.id, clientSecret: DEMO_CLIENT.secret, ref: DEMO_CLIENT.ref },
+      'sample data only: demo partner credentials',
+    );
   }
 }

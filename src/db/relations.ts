@@ -21,6 +21,9 @@ const RELATIONS = Object.keys({
   product_properties: true,
   api_clients: true,
   api_client_refs: true,
+  category_translations: true,
+  category_search_texts: true,
+  search_vocabulary: true,
 } satisfies Record<keyof Database, true>);
 
 /** The service's relations missing from the database's search path, in a stable order. */

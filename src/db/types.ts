@@ -131,8 +131,11 @@ export interface ProductMarketSummariesTable {
   average_price_90_days: number | null;
   price_trend_percentage: number | null;
   as_of: string;
-  /** The product's name as a text-search vector in the market's language (search_config). */
-  name_vector: string;
+  /**
+   * The product's name (weight A), brand (B) and category names (C) as a text-search vector
+   * in the market's language (search_config; migration 0005).
+   */
+  search_vector: string;
 }
 
 export interface ProductPropertiesTable {
@@ -163,6 +166,27 @@ export interface ApiClientRefsTable {
   client_id: string;
 }
 
+/** A category's name in a market language (migration 0005; English is categories.name). */
+export interface CategoryTranslationsTable {
+  slug: string;
+  search_config: string;
+  name: string;
+}
+
+/** Per category and language, its names and its ancestors' (a view of migration 0005). */
+export interface CategorySearchTextsTable {
+  category_id: number;
+  search_config: string;
+  leaf_names: string;
+  ancestor_names: string;
+}
+
+/** The words of the search vectors per language, what typos are corrected towards. */
+export interface SearchVocabularyTable {
+  search_config: string;
+  word: string;
+}
+
 export interface Database {
   markets: MarketsTable;
   brands: BrandsTable;
@@ -179,4 +203,7 @@ export interface Database {
   product_properties: ProductPropertiesTable;
   api_clients: ApiClientsTable;
   api_client_refs: ApiClientRefsTable;
+  category_translations: CategoryTranslationsTable;
+  category_search_texts: CategorySearchTextsTable;
+  search_vocabulary: SearchVocabularyTable;
 }

@@ -115,7 +115,8 @@ builder.scalarType('PropertyValue', {
 builder.globalConnectionField('totalCount', (t) =>
   t.int({
     nullable: true,
-    description: 'How many items the whole list has (null where counting is not offered).',
+    description:
+      'How many items the whole list has (null where counting is not offered). A text search counts up to the bound its `query` argument states: the bound means that many or more.',
     resolve: (connection) => {
       const total = connection.totalCount;
       return typeof total === 'function' ? total() : (total ?? null);

@@ -77,6 +77,7 @@ describe('--help', () => {
       '--scale SCALE',
       '--seed N',
       `default: ${DEFAULT_SEED}`,
+      '--as-of YYYY-MM-DD',
       '--force',
       'DATABASE_URL',
       'EMBEDDED_DATA_DIR',
@@ -130,5 +131,12 @@ describe('mistakes on the command line', () => {
     expectOneLineUsageError(stray, 'unexpected argument now');
     expectOneLineUsageError(command, 'unknown command "frobnicate"');
     expectOneLineUsageError(rounds, '--rounds must be an integer from 1 to 1000, got "0"');
+  });
+
+  it('an --as-of that is not a calendar day: one line, exit code 2, before the database', async () => {
+    expectOneLineUsageError(
+      await main('seed', '--as-of', '2026-02-30'),
+      '--as-of must be a date YYYY-MM-DD, got "2026-02-30"',
+    );
   });
 });

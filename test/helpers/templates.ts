@@ -10,8 +10,16 @@ import { createEmbeddedDatabase, openDatabase } from '../../src/db/client.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { DEFAULT_SEED, seedCatalogue } from '../../seeds/index.ts';
 
-/** The seeded catalogue tests share: big enough for several pages of every list. */
-export const SEEDED_CATALOGUE = { scale: 'sample', seed: DEFAULT_SEED, products: 300 } as const;
+/**
+ * The seeded catalogue tests share: big enough for several pages of every list, and as of a
+ * fixed day so that its rows, and the values tests expect, are the same on any day.
+ */
+export const SEEDED_CATALOGUE = {
+  scale: 'sample',
+  seed: DEFAULT_SEED,
+  products: 300,
+  asOf: '2026-11-01',
+} as const;
 
 export type TemplateName = 'migrated' | 'seeded';
 

@@ -7,22 +7,31 @@
  * no filters), its SQL copied here clause for clause so that the two do the same work:
  * findFrontMatches's statement (the first FRONT_ROWS listed products, each given its
  * relevance tier), then, for a tier whose front matches cannot fill its share of the page,
- * listTierMatches's statement (the tier's matches through the text indexes). The gateway
- * decides in JavaScript between its statements; here the same decisions are CTEs, and each
- * fallback runs behind a one-time filter, so it is executed only when the gateway would run
- * it. Everything is one statement, ending in the response body.
+ * listTierMatches's statement (the tier's matches through the search vectors' GIN index).
+ * The gateway decides in JavaScript between its statements; here the same decisions are
+ * CTEs, and each fallback runs behind a one-time filter, so it is executed only when the
+ * gateway would run it. Everything is one statement, ending in the response body. The
+ * query's tier tsqueries are computed by the gateway's own code (src/search/, typo
+ * corrections from the search vocabulary, read once per language): choosing the words to
+ * look for is the search's logic, not the gateway's overhead this baseline measures.
  *
  * Parameters: $1 market, $2 front rows, $3 end of the page plus one (offset + limit + 1: the
  * gateway fetches one more row to learn whether a next page exists), $4 offset, $5 limit,
- * then three per term: $6 + 3i its words as a tsquery of whole words, $7 + 3i the same with
- * each word a prefix, $8 + 3i its words for pg_trgm.
+ * then $6 … the relevance tiers' tsquery texts, best first (relevanceQueries), then as many
+ * again: each tier's query with any term instead of every term (RelevanceTier anyTerm). A statement
+ * is named by its language and number of tiers: only the last tier (typos) may be left out,
+ * so the tiers' parts of the vector follow from their number.
  */
+import type { TierWeights } from '../../../src/search/relevance-queries.ts';
 import { integer, decimal, nullWhen, object, render, requiredString } from '../json-sql.ts';
 import { logo, offerPrice, periodPrice } from './offers.ts';
 import { productIdentity } from './product-identity.ts';
 
 /** src/db/repositories/product-search.ts FRONT_ROWS. */
 export const FRONT_ROWS = 2_000;
+
+/** src/db/repositories/product-search.ts CATEGORY_HEAD_ROWS. */
+const CATEGORY_HEAD_ROWS = 500;
 
 /** src/db/repositories/product-search.ts MAX_QUERY_TERMS, MAX_QUERY_LENGTH. */
 export const MAX_QUERY_TERMS = 8;
@@ -31,7 +40,7 @@ export const MAX_QUERY_LENGTH = 200;
 /** The text-search configurations the migration indexes (one per market language). */
 const TEXT_SEARCH_CONFIGS = ['swedish', 'norwegian', 'danish', 'finnish', 'french', 'english'];
 
-const FIRST_TERM_PARAMETER = 6;
+const FIRST_QUERY_PARAMETER = 6;
 
 /** A term reduced to what the database compares (product-search.ts SearchTerm). */
 export interface SearchTerm {
@@ -51,47 +60,50 @@ export function searchTermOf(term: string): SearchTerm | null {
   return words ? { words } : null;
 }
 
-/** The parameters of one term, in the order the statement numbers them. */
-export function termParameters(term: SearchTerm): string[] {
-  return [
-    term.words.map((word) => `'${word}'`).join(' & '),
-    term.words.map((word) => `'${word}':*`).join(' & '),
-    term.words.join(' '),
-  ];
-}
-
-interface NameForms {
-  vector: string;
-  lowered: string;
-}
-
-/** The statement's pieces for one market language and a number of terms. */
-function searchSql(config: string, terms: number) {
+/**
+ * The statement's pieces for one market language and its relevance tiers' parts of the
+ * vector (relevance-queries.ts RelevanceTier weights).
+ */
+function searchSql(config: string, weights: readonly TierWeights[]) {
   if (!TEXT_SEARCH_CONFIGS.includes(config)) throw new Error(`unindexed text search ${config}`);
-  const language = `'${config}'::regconfig`;
-  const term = (index: number, which: 0 | 1 | 2) => `$${FIRST_TERM_PARAMETER + 3 * index + which}`;
-  const indices = Array.from({ length: terms }, (_, index) => index);
-  const stem = (name: NameForms, index: number, asPrefix: boolean) =>
-    `${name.vector} @@ to_tsquery(${language}, ${term(index, asPrefix ? 1 : 0)})`;
-  const trigram = (name: NameForms, index: number) => `${name.lowered} %> ${term(index, 2)}`;
-  const every = (matches: (index: number) => string) =>
-    terms === 0 ? 'false' : `(${indices.map(matches).join(' and ')})`;
-  const words = (name: NameForms) => every((i) => stem(name, i, false));
-  const prefixes = (name: NameForms) => every((i) => stem(name, i, true));
-  const all = (name: NameForms) => every((i) => `(${stem(name, i, true)} or ${trigram(name, i)})`);
-  // product-search.ts relevanceTiers.
-  const tiers = (name: NameForms) => [
-    words(name),
-    `(${prefixes(name)} and not ${words(name)})`,
-    `(${all(name)} and not ${prefixes(name)})`,
-  ];
-  const front: NameForms = {
-    vector: 'f.name_vector',
-    lowered: '(select lower(p.name) from products p where p.id = f.product_id)',
+  const language = `'search_${config}'::regconfig`;
+  // product-search.ts vectorMatches.
+  const matches = (vector: string, tier: number) => {
+    const part =
+      weights[tier] === null ? vector : `ts_filter(${vector}, '${weights[tier]}'::"char"[])`;
+    return `${part} @@ to_tsquery(${language}, $${FIRST_QUERY_PARAMETER + tier})`;
   };
-  const computed = tiers(front);
-  const indexed = tiers({ vector: `to_tsvector(${language}, p.name)`, lowered: 'lower(p.name)' });
-  return { computed, indexed, frontForms: [words(front), prefixes(front)] };
+  // product-search.ts relevanceTiers and relevanceTierOf.
+  const tierCondition = (vector: string, tier: number) =>
+    tier === 0
+      ? matches(vector, 0)
+      : `(${matches(vector, tier)} and not ${matches(vector, tier - 1)})`;
+  const last = weights.length - 1;
+  const better = Array.from({ length: last }, (_, tier) => tier);
+  const tierOf = (vector: string) =>
+    last < 1
+      ? '0'
+      : `case ${better.map((tier) => `when ${matches(vector, tier)} then ${tier}`).join(' ')} else ${last} end`;
+  // product-search.ts listTierMatches's two places: names and brands, and categories.
+  const search = `'search_${config}'::regconfig`;
+  const anyTerm = (tier: number) => `$${FIRST_QUERY_PARAMETER + weights.length + tier}`;
+  const byCategory = weights.map((tierWeights, tier) => {
+    // Names and brands only: no category holds its matches (false, typing the parameter).
+    if (tierWeights === '{a,b}') return `${anyTerm(tier)}::text is null`;
+    const names = tierWeights === null ? `t.leaf_names || ' ' || t.ancestor_names` : 't.leaf_names';
+    return `t.search_config = '${config}'::regconfig
+             and to_tsvector(${search}, ${names}) @@ to_tsquery(${search}, ${anyTerm(tier)})`;
+  });
+  return {
+    tierOf: tierOf('f.search_vector'),
+    frontMatches: matches('f.search_vector', last),
+    indexed: weights.map((_, tier) => tierCondition('s.search_vector', tier)),
+    byName: weights.map(
+      (_, tier) =>
+        `ts_filter(s.search_vector, '{a,b}'::"char"[]) @@ to_tsquery(${search}, $${FIRST_QUERY_PARAMETER + tier})`,
+    ),
+    byCategory,
+  };
 }
 
 /** The item of src/rest/routes/suggestions.ts suggestionItem, its standard fields. */
@@ -112,28 +124,26 @@ const suggestion = object({
 
 const statements = new Map<string, { name: string; text: string }>();
 
-/** The statement for a market language and a number of terms (1 to MAX_QUERY_TERMS), built once. */
-export function suggestionsStatement(config: string, terms: number) {
-  const name = `raw_w3_suggestions_${config}_${terms}`;
+/** The statement for a market language and its tiers' parts of the vector, built once. */
+export function suggestionsStatement(config: string, weights: readonly TierWeights[]) {
+  const name = `raw_w3_suggestions_${config}_${weights.length}`;
   let statement = statements.get(name);
-  if (!statement) statements.set(name, (statement = { name, text: statementText(config, terms) }));
+  if (!statement)
+    statements.set(name, (statement = { name, text: statementText(config, weights) }));
   return statement;
 }
 
-function statementText(config: string, terms: number): string {
-  const { computed, indexed, frontForms } = searchSql(config, terms);
-  const [words, prefixes] = frontForms;
-  const tierCounts = computed.map(
-    (_, tier) => `count(*) filter (where tier = ${tier}) as n${tier}`,
-  );
-  const chosen = computed.map(
+function statementText(config: string, weights: readonly TierWeights[]): string {
+  const { tierOf, frontMatches, indexed, byName, byCategory } = searchSql(config, weights);
+  const tierCounts = indexed.map((_, tier) => `count(*) filter (where tier = ${tier}) as n${tier}`);
+  const chosen = indexed.map(
     (_, tier) => `select product_id, ${tier} as tier, position from chosen${tier}`,
   );
 
   // Per tier: how many rows it may still add (`wanted`), whether its front matches fall short
   // so that its indexed matches are read (`fallback`), and the rows it adds (`chosen`):
   // product-search.ts searchProductIds's loop.
-  const tierCtes = computed.map((_, tier) => {
+  const tierCtes = indexed.map((_, tier) => {
     const wanted =
       tier === 0 ? '$3::bigint' : `d${tier - 1}.wanted - (select count(*) from chosen${tier - 1})`;
     return `
@@ -144,10 +154,39 @@ function statementText(config: string, terms: number): string {
   fallback${tier} as materialized (
     select x.product_id, row_number() over (order by x.popularity desc, x.product_id) as position
       from (
-        with matches as materialized (
+        -- product-search.ts listTierMatches: by name and brand, and by category.
+        with by_name as materialized (
           select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
-            from product_market_summaries s join products p on p.id = s.product_id
-           where (select fallback from d${tier}) and s.market = $1 and ${indexed[tier]})
+            from product_market_summaries s
+           where (select fallback from d${tier}) and s.market = $1 and ${byName[tier]}
+             and ${indexed[tier]}),
+        by_category as (
+          select w.* from category_search_texts t
+            join categories c on c.id = t.category_id and c.is_leaf
+           cross join lateral (
+             -- product-search.ts categoryTierMatches: the category's head, or all of it.
+             with head as materialized (
+               select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage,
+                      s.search_vector
+                 from product_market_summaries s
+                where s.category_id = t.category_id and s.market = $1
+                order by s.popularity desc, s.product_id limit ${CATEGORY_HEAD_ROWS}),
+             head_matches as materialized (
+               select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
+                 from head s where ${indexed[tier]}
+                order by s.popularity desc, s.product_id
+                limit (select greatest(wanted, 0) from d${tier}))
+             select * from head_matches
+             union all
+             (select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
+                from product_market_summaries s
+               where (select count(*) from head) = ${CATEGORY_HEAD_ROWS}
+                 and (select count(*) from head_matches) < (select wanted from d${tier})
+                 and s.category_id = t.category_id and s.market = $1 and ${indexed[tier]}
+               order by s.popularity desc, s.product_id
+               limit (select greatest(wanted, 0) from d${tier}))) as w
+           where (select fallback from d${tier}) and ${byCategory[tier]}),
+        matches as (select * from by_name union select * from by_category)
         select s.product_id, s.popularity from matches s
          order by s.popularity desc, s.product_id
          limit (select greatest(wanted, 0) from d${tier})) as x),
@@ -161,22 +200,16 @@ function statementText(config: string, terms: number): string {
   return `
 with
   walk as materialized (
-    select s.product_id, s.name_vector,
+    select s.product_id, s.search_vector,
            row_number() over (order by s.popularity desc, s.product_id) as ordinal
-      from (select s.product_id, s.popularity, s.name_vector from product_market_summaries s
+      from (select s.product_id, s.popularity, s.search_vector from product_market_summaries s
              where s.market = $1
              order by s.popularity desc, s.product_id limit $2) as s),
-  front as materialized (select w.product_id, w.ordinal, w.name_vector from walk w),
-  -- product-search.ts frontTiers: the typo tier only when the others fall short.
-  prefixed as materialized (
-    select f.product_id, f.ordinal, case when ${words} then 0 else 1 end as tier
-      from front f
-     where ${prefixes}),
+  front as materialized (select w.product_id, w.ordinal, w.search_vector from walk w),
+  -- product-search.ts frontTiers.
   tiers as (
-    select * from prefixed
-    union all
-    select f.product_id, f.ordinal, 2 from front f
-     where (select count(*) from prefixed) < $3 and ${computed[2]}),
+    select f.product_id, f.ordinal, ${tierOf} as tier from front f
+     where ${frontMatches}),
   tiered as (
     select t.product_id, t.tier,
            row_number() over (partition by t.tier order by t.ordinal) as position

@@ -6,6 +6,12 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import type { CategoriesTable, Database } from '../types.ts';
 import { executePrepared } from '../prepared.ts';
+import {
+  configLiteral,
+  relevanceTierOf,
+  vectorMatchesSearch,
+  type TextSearch,
+} from './product-search.ts';
 import { anyOf } from './sql.ts';
 
 export type CategoryRow = Selectable<CategoriesTable>;
@@ -95,51 +101,44 @@ export async function findCategoryMarketStats(
 }
 
 /**
- * Category search: the name starts with the (lowercased) text, or the name or slug holds
- * something similar to it (pg_trgm word similarity: prefixes of words and typos). The
- * category tree is small (hundreds of rows), so one scan computing the similarity of every
- * leaf costs well under a millisecond; no index is needed.
+ * Category search, with the products' matching rules (product-search.ts): every term is a
+ * word of the category's name in the search's language (category_translations) or its
+ * English name, a synonym, a word's beginning or within its typos of a vocabulary word. The
+ * category tree is small (hundreds of rows), so one scan computing every leaf's vector costs
+ * well under a millisecond; no index is needed.
  */
-function categoryMatches(text: string) {
-  return sql<boolean>`(lower(c.name) like ${likePrefix(text)}
-                       or ${text} <% lower(c.name) or ${text} <% c.slug)`;
+function categoryNamesVector(search: TextSearch) {
+  return sql`setweight(to_tsvector(${configLiteral(search.config)},
+                                   coalesce(t.name || ' ', '') || c.name), 'A')`;
 }
 
-/**
- * 1 for a name starting with the text, else the best word similarity of name and slug. Ties
- * go to the name closest to the text as a whole (the shorter one, among names it starts).
- */
-function categoryRelevance(text: string) {
-  return sql<number>`greatest(case when lower(c.name) like ${likePrefix(text)} then 1 else 0 end,
-                              word_similarity(${text}, lower(c.name)),
-                              word_similarity(${text}, c.slug))`;
+function leafCategoriesMatching(search: TextSearch) {
+  return sql`categories c
+    left join category_translations t
+           on t.slug = c.slug and t.search_config = ${sql.lit(search.config)}::regconfig
+    where c.is_leaf and ${vectorMatchesSearch(search, categoryNamesVector(search))}`;
 }
 
-function likePrefix(text: string): string {
-  return `${text.replace(/[\\%_]/g, '\\$&')}%`;
-}
-
+/** Best tier first (relevanceTiers); within one, the shortest name (the closest match). */
 export async function searchLeafCategories(
   db: Kysely<Database>,
-  text: string,
+  search: TextSearch,
   page: { offset: number; limit: number },
 ): Promise<CategoryRow[]> {
   const { rows } = await sql<CategoryRow>`
-    select c.* from categories c
-     where c.is_leaf and ${categoryMatches(text)}
-     order by ${categoryRelevance(text)} desc, similarity(${text}, lower(c.name)) desc,
-              c.name, c.id
+    select c.* from ${leafCategoriesMatching(search)}
+     order by ${relevanceTierOf(search, categoryNamesVector(search))},
+              length(coalesce(t.name, c.name)), c.name, c.id
      offset ${page.offset} limit ${page.limit}`.execute(db);
   return rows;
 }
 
 export async function countLeafCategoriesMatching(
   db: Kysely<Database>,
-  text: string,
+  search: TextSearch,
 ): Promise<number> {
   const { rows } = await sql<{ total: number }>`
-    select count(*)::int as total from categories c
-     where c.is_leaf and ${categoryMatches(text)}`.execute(db);
+    select count(*)::int as total from ${leafCategoriesMatching(search)}`.execute(db);
   return rows[0]?.total ?? 0;
 }
 

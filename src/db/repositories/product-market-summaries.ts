@@ -3,7 +3,7 @@
  * place from available offers and price history, and stored so that filters and sorts on
  * them are index scans.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../types.ts';
 
 export interface RefreshOptions {
@@ -18,11 +18,20 @@ export interface RefreshOptions {
  *   lowest_price = the cheapest available offer in the market,
  *   average_price_90_days = mean of the daily lowest prices of the 90 days before `asOf`,
  *   price_trend_percentage = (average − lowest) / average × 100, rounded to one decimal;
- * null without history; name_vector = the product's name as text search sees it in the
- * market's language (a renamed product needs a refresh too). Products without an available offer in a market get no row there.
+ * null without history; search_vector = the product's name, brand and category names (its own and its ancestors') as text
+ * search sees them in the market's language (migration 0005's product_search_vector; a
+ * renamed product, brand or category needs a refresh too, and rebuildSearchVocabulary). Products without an available offer in a market get no row there.
  */
 export async function refreshProductMarketSummaries(
   db: Kysely<Database>,
+  options: RefreshOptions = {},
+): Promise<number> {
+  return db.transaction().execute((trx) => rebuildProductMarketSummaries(trx, options));
+}
+
+/** refreshProductMarketSummaries' work, inside a transaction the caller holds. */
+export async function rebuildProductMarketSummaries(
+  trx: Transaction<Database>,
   options: RefreshOptions = {},
 ): Promise<number> {
   const asOf = options.asOf === undefined ? sql`current_date` : sql`${options.asOf}::date`;
@@ -30,19 +39,19 @@ export async function refreshProductMarketSummaries(
   const onlyListed = (column: string) =>
     ids === null ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = any(${ids}::integer[])`;
 
-  return db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('product_market_summaries').where(onlyListed('product_id')).execute();
-    const inserted = await sql`
+  await trx.deleteFrom('product_market_summaries').where(onlyListed('product_id')).execute();
+  const inserted = await sql`
       insert into product_market_summaries (product_id, market, category_id, popularity,
         available_offer_count, lowest_price, average_price_90_days, price_trend_percentage, as_of,
-        name_vector)
+        search_vector)
       select p.id, offer_stats.market, p.category_id, p.popularity,
              offer_stats.available_offer_count, offer_stats.lowest_price,
              history.average_price,
              round((history.average_price - offer_stats.lowest_price)
                    / nullif(history.average_price, 0) * 100, 1),
              ${asOf},
-             to_tsvector(m.search_config, p.name)
+             product_search_vector(m.search_config, p.name, b.name, category_texts.leaf_names,
+                                   category_texts.ancestor_names)
         from (select o.product_id, o.market, count(*) as available_offer_count,
                      min(o.price) as lowest_price
                 from available_offers o
@@ -50,6 +59,10 @@ export async function refreshProductMarketSummaries(
                group by o.product_id, o.market) as offer_stats
         join products p on p.id = offer_stats.product_id
         join markets m on m.code = offer_stats.market
+        left join brands b on b.id = p.brand_id
+        left join category_search_texts category_texts
+               on category_texts.category_id = p.category_id
+              and category_texts.search_config = m.search_config
         left join lateral (
           select avg(day_price) as average_price
             from price_history ph,
@@ -58,6 +71,5 @@ export async function refreshProductMarketSummaries(
            where ph.product_id = offer_stats.product_id and ph.market = offer_stats.market
         ) as history on true
     `.execute(trx);
-    return Number(inserted.numAffectedRows ?? 0);
-  });
+  return Number(inserted.numAffectedRows ?? 0);
 }

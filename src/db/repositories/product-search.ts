@@ -1,23 +1,23 @@
 /**
- * Text search on product names (decisions section 8): a product matches when every term of
- * the query matches its name, either by the market language's stemming (full-text search,
- * each word as a prefix) or by trigram word similarity (typos). Both halves are written so
- * that the migration's indexes answer them:
+ * Text search (decisions section 8, docs/api.md "Text search"): a product matches when every
+ * term of the query matches its summary's search vector (migration 0005: the product's name,
+ * brand and category names in the market's language, stemmed), as a word, a synonym, a
+ * word's beginning, or within its allowed typos of a word of the vocabulary. The query is
+ * turned into one tsquery per relevance tier (src/search/relevance-queries.ts), each
+ * answered by the summaries' one GIN index on search_vector.
  *
- *   to_tsvector('<language>'::regconfig, name)   one GIN index per language: the language
- *                                                 must be a constant in the SQL text, never a
- *                                                 parameter or a column
- *   lower(name) gin_trgm_ops                      the `lower(name) %> term` operator
- *
- * Relevance comes in tiers (relevanceTiers), each ordered by popularity, so the first page
- * of a broad query ("samsung") is its most popular exact matches, found without ranking the
- * hundred thousand others (searchProductIds).
+ * Relevance comes in tiers, each ordered by popularity, so the first page of a broad query
+ * ("samsung") is its most popular best matches, found without ranking the hundred thousand
+ * others (searchProductIds).
  *
  * User input never reaches the SQL text: terms are reduced to their words (letters, marks
- * and digits), passed as parameters, and quoted inside the tsquery, so no input can make
- * to_tsquery fail.
+ * and digits), quoted inside the tsquery texts, and passed as parameters, so no input can
+ * make to_tsquery fail.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { relevanceQueries, type RelevanceTier } from '../../search/relevance-queries.ts';
+import type { TypoVocabulary } from '../../search/typo-tolerance.ts';
+import { SEARCH_WORD } from '../../search/words.ts';
 import type { Database } from '../types.ts';
 import {
   firstRowsPerCategory,
@@ -53,8 +53,12 @@ export interface SearchTerm {
 /** A search in one market's language: every term must match. */
 export interface TextSearch {
   config: TextSearchConfig;
-  /** Empty when the query had no letters or digits at all: nothing matches. */
-  terms: SearchTerm[];
+  /**
+   * The relevance tiers, best first, each matching all the one before it matches
+   * (relevanceQueries). Empty when the query had no letters or digits at all: nothing
+   * matches.
+   */
+  tiers: RelevanceTier[];
 }
 
 /** Bounds on a query (the suggestions endpoint allows eight terms, spec 4.3). */
@@ -66,119 +70,73 @@ export function splitQuery(query: string): string[] {
   return query.trim().split(/\s+/u).filter(Boolean);
 }
 
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
-
-/**
- * A term's words. Everything else (tsquery operators, quotes, backslashes, LIKE wildcards)
- * separates words, as the full-text parser and pg_trgm would treat it anyway: "usb-c" is
- * "usb" and "c". Null for a term without words.
- */
+/** A term's words (SEARCH_WORD); null for a term without words. */
 export function searchTermOf(term: string): SearchTerm | null {
-  const words = term.normalize('NFC').toLowerCase().match(WORD);
+  const words = term.normalize('NFC').toLowerCase().match(SEARCH_WORD);
   return words ? { words } : null;
 }
 
-/** The language as a SQL constant, so the planner sees the indexed expression exactly. */
-function configLiteral(config: TextSearchConfig): RawBuilder<unknown> {
-  if (!isTextSearchConfig(config)) throw new Error(`unknown text-search config ${config}`);
-  return sql`${sql.lit(config)}::regconfig`;
-}
-
-/**
- * How a statement reaches a product's name: the indexed expressions over `p.name`, or, for
- * the front rows, their summary row's stored vector and the name looked up where needed.
- */
-export interface NameForms {
-  /** to_tsvector in the market's language. */
-  vector: RawBuilder<unknown>;
-  /** lower(name), what the trigram index holds. */
-  lowered: RawBuilder<unknown>;
-}
-
-/** The expressions the indexes are built on, over products aliased `p`. */
-export function indexedNameForms(search: TextSearch): NameForms {
+/** The search for a query's terms in a language, its typos corrected towards `vocabulary`. */
+export function textSearchOf(
+  config: TextSearchConfig,
+  terms: readonly SearchTerm[],
+  vocabulary: TypoVocabulary,
+): TextSearch {
   return {
-    vector: sql`to_tsvector(${configLiteral(search.config)}, p.name)`,
-    lowered: sql`lower(p.name)`,
+    config,
+    tiers: relevanceQueries(
+      config,
+      terms.flatMap((term) => term.words),
+      vocabulary,
+    ),
   };
 }
 
 /**
- * The tsquery text of a term: each word quoted (so nothing in it is tsquery syntax), all
- * required, each either a whole word or (`:*`) a word's beginning.
+ * The language's search configuration (migration 0005: its stemming without stop words) as
+ * a SQL constant: a language is never a parameter, so to_tsquery is evaluated once.
  */
-function tsqueryText(term: SearchTerm, asPrefix: boolean): string {
-  return term.words.map((word) => `'${word}'${asPrefix ? ':*' : ''}`).join(' & ');
-}
-
-/** The text pg_trgm compares: the words alone (it ignores everything else too). */
-function trigramText(term: SearchTerm): string {
-  return term.words.join(' ');
-}
-
-/** The term, stemmed in the market's language, is a word of the name (or starts one). */
-function stemMatches(
-  search: TextSearch,
-  name: NameForms,
-  term: SearchTerm,
-  asPrefix: boolean,
-): RawBuilder<boolean> {
-  const language = configLiteral(search.config);
-  return sql<boolean>`${name.vector} @@ to_tsquery(${language}, ${tsqueryText(term, asPrefix)})`;
+export function configLiteral(config: TextSearchConfig): RawBuilder<unknown> {
+  if (!isTextSearchConfig(config)) throw new Error(`unknown text-search config ${config}`);
+  return sql`${sql.lit(`search_${config}`)}::regconfig`;
 }
 
 /**
- * The term is similar to a part of the name (pg_trgm word similarity ≥ its threshold, 0.6 by
- * default): word prefixes, and one wrong, missing or extra letter in a word of about seven
- * letters or more (in shorter words only near its end: "galaxi"). Written
- * `lower(name) %> term`, the index's own form: the commuted `term <% lower(name)` would make
- * Postgres evaluate the condition twice per row (index recheck, then again as a filter).
+ * The tier's part of the search vector matches its query: written as migration 0005's
+ * indexes are, `ts_filter(search_vector, '{a,b}'::"char"[])`, so that they serve it.
  */
-function trigramMatches(name: NameForms, term: SearchTerm): RawBuilder<boolean> {
-  return sql<boolean>`${name.lowered} %> ${trigramText(term)}`;
-}
-
-function everyTerm(
+function vectorMatches(
   search: TextSearch,
-  termMatches: (term: SearchTerm) => RawBuilder<boolean>,
+  vector: RawBuilder<unknown>,
+  tier: RelevanceTier,
 ): RawBuilder<boolean> {
-  if (search.terms.length === 0) return sql<boolean>`false`;
-  return sql<boolean>`(${sql.join(search.terms.map(termMatches), sql` and `)})`;
+  const part =
+    tier.weights === null ? vector : sql`ts_filter(${vector}, ${sql.lit(tier.weights)}::"char"[])`;
+  return sql<boolean>`${part} @@ to_tsquery(${configLiteral(search.config)}, ${tier.query})`;
 }
 
-const everyTermIsAWord = (search: TextSearch, name: NameForms) =>
-  everyTerm(search, (term) => stemMatches(search, name, term, false));
-
-const everyTermStartsAWord = (search: TextSearch, name: NameForms) =>
-  everyTerm(search, (term) => stemMatches(search, name, term, true));
+/** Every term matches in one way or another: the search as a whole (its last tier's query). */
+export function vectorMatchesSearch(
+  search: TextSearch,
+  vector: RawBuilder<unknown>,
+): RawBuilder<boolean> {
+  const tier = search.tiers.at(-1);
+  return tier === undefined ? sql<boolean>`false` : vectorMatches(search, vector, tier);
+}
 
 /**
- * The name matches every term, by stemming as a word prefix or by similarity. Each term is
- * one OR of two index conditions, so the planner ANDs the terms' bitmap index scans.
+ * RELEVANCE as tiers, best first (each then ordered by popularity): a product is in the
+ * first tier whose query it matches (relevanceQueries).
  */
-export function nameMatchesAllTerms(search: TextSearch, name: NameForms): RawBuilder<boolean> {
-  return everyTerm(
-    search,
-    (term) =>
-      sql<boolean>`(${stemMatches(search, name, term, true)} or ${trigramMatches(name, term)})`,
+export function relevanceTiers(
+  search: TextSearch,
+  vector: RawBuilder<unknown>,
+): RawBuilder<boolean>[] {
+  return search.tiers.map((tier, index) =>
+    index === 0
+      ? vectorMatches(search, vector, tier)
+      : sql<boolean>`(${vectorMatches(search, vector, tier)} and not ${vectorMatches(search, vector, search.tiers[index - 1]!)})`,
   );
-}
-
-/**
- * RELEVANCE as tiers, best first (each then ordered by popularity):
- *   1. every term is a word of the name, after stemming ("väskor" finds "Väska"),
- *   2. every term starts a word of the name ("sams" finds "Samsung"),
- *   3. some term is only similar to a word of the name (typos: "samsumg").
- * Together they are exactly nameMatchesAllTerms, and each is an index condition.
- */
-export function relevanceTiers(search: TextSearch, name: NameForms): RawBuilder<boolean>[] {
-  const words = everyTermIsAWord(search, name);
-  const prefixes = everyTermStartsAWord(search, name);
-  return [
-    words,
-    sql<boolean>`(${prefixes} and not ${words})`,
-    sql<boolean>`(${nameMatchesAllTerms(search, name)} and not ${prefixes})`,
-  ];
 }
 
 /** The listing orders, and RELEVANCE (relevanceTiers, then popularity). */
@@ -189,8 +147,14 @@ export interface SearchFilter extends ListingFilter {
 }
 
 /** The tiers an order ranks by: RELEVANCE's, or a single one holding every match. */
-function tiersOf(search: TextSearch, order: SearchOrder, name: NameForms): RawBuilder<boolean>[] {
-  return order === 'RELEVANCE' ? relevanceTiers(search, name) : [nameMatchesAllTerms(search, name)];
+function tiersOf(
+  search: TextSearch,
+  order: SearchOrder,
+  vector: RawBuilder<unknown>,
+): RawBuilder<boolean>[] {
+  return order === 'RELEVANCE'
+    ? relevanceTiers(search, vector)
+    : [vectorMatchesSearch(search, vector)];
 }
 
 /** The listing order within each tier: RELEVANCE's tiers are in popularity order. */
@@ -200,7 +164,7 @@ function orderWithinTier(order: SearchOrder): ListingOrder {
 
 /**
  * How many listed products a search looks at first, in the list's order: a broad query
- * finds its page among them. Matching 2,000 stored name vectors takes about 10 ms.
+ * finds its page among them. Matching 2,000 stored search vectors takes a few milliseconds.
  */
 export const FRONT_ROWS = 2_000;
 
@@ -220,8 +184,8 @@ interface Walk {
  */
 function walkOf(filter: ListingFilter, order: ListingOrder, frontRows: number): Walk {
   const keys = LISTING_ORDERS[order];
-  // The columns the order sorts on, and the name's stored text-search vector.
-  const columns = sql`${SORT_COLUMNS[order]}, s.name_vector`;
+  // The columns the order sorts on, and the stored search vector.
+  const columns = sql`${SORT_COLUMNS[order]}, s.search_vector`;
   const hasPriceTrend = filter.priceTrend?.gte != null || filter.priceTrend?.lte != null;
   if (filter.categoryId !== undefined) {
     const { market, categoryId } = filter;
@@ -248,47 +212,37 @@ export interface FrontMatches {
   tiers: number[][];
 }
 
-/**
- * The rows of `front` (aliased `f`) in each tier, as (product_id, ordinal, tier). For
- * RELEVANCE, the names every term starts a word of are found first and split into tiers 0 and
- * 1; tier 2 (typos) costs a trigram comparison per remaining row, the most expensive part of
- * the statement (about 13 ms per term over 2,000 names), so it is looked for only when tiers
- * 0 and 1 have fewer than `perTier` matches in the front together. Otherwise searchProductIds
- * never reaches tier 2: tiers 0 and 1 fill the page, from the front or, beyond it, from the
- * text indexes.
- */
-function frontTiers(search: TextSearch, order: SearchOrder, perTier: number): RawBuilder<unknown> {
-  // The name itself is read only for the rows a trigram comparison reaches.
-  const name: NameForms = {
-    vector: sql`f.name_vector`,
-    lowered: sql`(select lower(p.name) from products p where p.id = f.product_id)`,
-  };
-  if (order !== 'RELEVANCE') {
-    return sql`
-      tiers as (
-        select f.product_id, f.ordinal, 0 as tier from front f
-         where ${nameMatchesAllTerms(search, name)})`;
-  }
-  const [, , typos] = relevanceTiers(search, name);
+/** The number of the first tier whose query the vector matches (for a vector that matches). */
+export function relevanceTierOf(
+  search: TextSearch,
+  vector: RawBuilder<unknown>,
+): RawBuilder<number> {
+  // Cast: a bare 0 in an ORDER BY would mean its first column.
+  if (search.tiers.length <= 1) return sql<number>`0::integer`;
+  const better = search.tiers.slice(0, -1);
+  return sql<number>`case ${sql.join(
+    better.map(
+      (tier, index) => sql`when ${vectorMatches(search, vector, tier)} then ${sql.lit(index)}`,
+    ),
+    sql` `,
+  )} else ${sql.lit(better.length)} end`;
+}
+
+/** Each matching row of `front` (aliased `f`) with its tier: the first tier it matches. */
+function frontTiers(search: TextSearch, order: SearchOrder): RawBuilder<unknown> {
+  const vector = sql`f.search_vector`;
+  const tier = order === 'RELEVANCE' ? relevanceTierOf(search, vector) : sql`0`;
   return sql`
-    prefixed as materialized (
-      select f.product_id, f.ordinal,
-             case when ${everyTermIsAWord(search, name)} then 0 else 1 end as tier
-        from front f
-       where ${everyTermStartsAWord(search, name)}),
     tiers as (
-      select * from prefixed
-      union all
-      select f.product_id, f.ordinal, 2 from front f
-       where (select count(*) from prefixed) < ${perTier} and ${typos})`;
+      select f.product_id, f.ordinal, ${tier} as tier from front f
+       where ${vectorMatchesSearch(search, vector)})`;
 }
 
 /**
  * The matches among the front rows, tier by tier: the first `frontRows` products listed in
- * the market in the order, those of them that pass the filters. Their names' text-search
- * vectors are stored with them (the summaries' name_vector), the lowered name is read only
- * where a trigram comparison needs it, and no text index is involved, so the cost is about the
- * same whatever the query and the filters.
+ * the market in the order, those of them that pass the filters. Their search vectors are
+ * stored with them and no text index is involved, so the cost is about the same whatever
+ * the query and the filters.
  */
 export async function findFrontMatches(
   db: Kysely<Database>,
@@ -299,11 +253,11 @@ export async function findFrontMatches(
   const walk = walkOf(filter, orderWithinTier(order), frontRows);
   const { rows } = await sql<{ front_size: number; product_id: number | null; tier: number }>`
     with walk as materialized (
-      select s.product_id, s.name_vector,
+      select s.product_id, s.search_vector,
              row_number() over (order by ${LISTING_ORDERS[orderWithinTier(order)]}) as ordinal
         from (${walk.rows}) as s),
     front as materialized (
-      select w.product_id, w.ordinal, w.name_vector
+      select w.product_id, w.ordinal, w.search_vector
         from walk w
         ${
           walk.leftToFilter === undefined
@@ -311,7 +265,7 @@ export async function findFrontMatches(
             : sql`join product_market_summaries s
                     on s.product_id = w.product_id and ${listingConditions(walk.leftToFilter)}`
         }),
-    ${frontTiers(filter.text, order, perTier)},
+    ${frontTiers(filter.text, order)},
     tiered as (
       select t.product_id, t.tier,
              row_number() over (partition by t.tier order by t.ordinal) as position
@@ -320,15 +274,57 @@ export async function findFrontMatches(
       from (select count(*) as size from walk) as walked
       left join tiered t on t.position <= ${perTier}
      order by t.tier, t.position`.execute(db);
-  const byTier = tiersOf(filter.text, order, indexedNameForms(filter.text)).map((): number[] => []);
+  const byTier = tiersOf(filter.text, order, sql`s.search_vector`).map((): number[] => []);
   for (const row of rows) if (row.product_id !== null) byTier[row.tier]!.push(row.product_id);
   return { frontSize: rows[0]?.front_size ?? 0, tiers: byTier };
 }
 
 /**
- * The first `limit` matches of one tier, in order, through the text indexes. All the tier's
- * matches are materialized first, deliberately: otherwise Postgres may walk the order's
- * index and test every name on the way, which takes seconds when the tier is rare.
+ * How many products of a category its tier matches are first looked for among, in the
+ * order: reading their stored vectors costs a few milliseconds.
+ */
+export const CATEGORY_HEAD_ROWS = 500;
+
+/**
+ * The first `limit` matches of a tier in the category `t.category_id`, in order. A category
+ * word matches every product of its category, so its matches are usually near the head of
+ * the category's index in the order: they are looked for among its first CATEGORY_HEAD_ROWS,
+ * and only a category whose head holds too few is searched whole. Left to itself, Postgres
+ * estimates the text condition far too selective, reads the whole category (70,000 products
+ * at the large scale, 0.3 s) and sorts it.
+ */
+function categoryTierMatches(
+  filter: SearchFilter,
+  keys: RawBuilder<unknown>,
+  columns: RawBuilder<unknown>,
+  matches: RawBuilder<boolean>,
+  { limit, headRows }: { limit: number; headRows: number },
+): RawBuilder<unknown> {
+  const inCategory = sql`s.category_id = t.category_id and ${listingConditions(filter)}`;
+  return sql`
+    with head as materialized (
+      select ${columns}, s.search_vector from product_market_summaries s
+       where ${inCategory}
+       order by ${keys} limit ${headRows}),
+    head_matches as materialized (
+      select ${columns} from head s where ${matches} order by ${keys} limit ${limit})
+    select * from head_matches
+    union all
+    (select ${columns} from product_market_summaries s
+      where (select count(*) from head) = ${headRows}
+        and (select count(*) from head_matches) < ${limit}
+        and ${inCategory} and ${matches}
+      order by ${keys} limit ${limit})`;
+}
+
+/**
+ * The first `limit` matches of one tier, in order, through the indexes. A match has every
+ * term in its name or brand, or it is in a leaf category whose names (its own and its
+ * ancestors') hold some term. So the tier's matches are looked for in two places, each
+ * bounded: the name and brand part's GIN index (names rarely hold a category word: "tv"),
+ * and each such category's first `limit` matches in the order (categoryTierMatches). The
+ * name matches are materialized, deliberately: otherwise Postgres may walk the order's index
+ * and test every vector on the way, which takes seconds when the tier is rare.
  */
 export async function listTierMatches(
   db: Kysely<Database>,
@@ -336,16 +332,41 @@ export async function listTierMatches(
   order: SearchOrder,
   tier: number,
   limit: number,
+  categoryHeadRows = CATEGORY_HEAD_ROWS,
 ): Promise<number[]> {
-  const matches = tiersOf(filter.text, order, indexedNameForms(filter.text))[tier];
-  if (matches === undefined) throw new Error(`order ${order} has no tier ${tier}`);
+  const search = filter.text;
+  const matches = tiersOf(search, order, sql`s.search_vector`)[tier];
+  const definition = order === 'RELEVANCE' ? search.tiers[tier] : search.tiers.at(-1);
+  if (matches === undefined || definition === undefined) {
+    throw new Error(`order ${order} has no tier ${tier}`);
+  }
+  const keys = LISTING_ORDERS[orderWithinTier(order)];
+  const columns = sql`s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage`;
+  const byName = vectorMatches(search, sql`s.search_vector`, {
+    ...definition,
+    weights: '{a,b}',
+  });
+  const config = configLiteral(search.config);
+  // The names the tier reads: a leaf's own for name, brand and category ({a,b,c}).
+  const categoryNames =
+    definition.weights === null ? sql`t.leaf_names || ' ' || t.ancestor_names` : sql`t.leaf_names`;
   const { rows } = await sql<{ product_id: number }>`
-    with matches as materialized (
-      select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
-        from product_market_summaries s join products p on p.id = s.product_id
-       where ${listingConditions(filter)} and ${matches})
+    with by_name as materialized (
+      select ${columns} from product_market_summaries s
+       where ${listingConditions(filter)} and ${byName} and ${matches}),
+    by_category as (
+      select w.* from category_search_texts t
+       join categories c on c.id = t.category_id and c.is_leaf
+       cross join lateral (${categoryTierMatches(filter, keys, columns, matches, {
+         limit,
+         headRows: categoryHeadRows,
+       })}) as w
+       where ${definition.weights === '{a,b}' ? sql`false` : sql`true`}
+         and t.search_config = ${sql.lit(search.config)}::regconfig
+         and to_tsvector(${config}, ${categoryNames}) @@ to_tsquery(${config}, ${definition.anyTerm})),
+    matches as (select * from by_name union select * from by_category)
     select s.product_id from matches s
-     order by ${LISTING_ORDERS[orderWithinTier(order)]}
+     order by ${keys}
      limit ${limit}`.execute(db);
   return rows.map((row) => row.product_id);
 }
@@ -353,6 +374,8 @@ export async function listTierMatches(
 export interface SearchOptions {
   /** FRONT_ROWS by default; tests shrink it to take the index path on small data. */
   frontRows?: number;
+  /** CATEGORY_HEAD_ROWS by default; tests shrink it to search whole categories on small data. */
+  categoryHeadRows?: number;
 }
 
 /**
@@ -369,9 +392,9 @@ export async function searchProductIds(
   filter: SearchFilter,
   order: SearchOrder,
   page: Page,
-  { frontRows = FRONT_ROWS }: SearchOptions = {},
+  { frontRows = FRONT_ROWS, categoryHeadRows = CATEGORY_HEAD_ROWS }: SearchOptions = {},
 ): Promise<number[]> {
-  if (filter.text.terms.length === 0) return [];
+  if (filter.text.tiers.length === 0) return [];
   const end = page.offset + page.limit;
   const front = await findFrontMatches(db, filter, order, { frontRows, perTier: end });
   const frontIsEverything = front.frontSize < frontRows;
@@ -382,22 +405,30 @@ export async function searchProductIds(
     ranked.push(
       ...(frontIsEverything || inFront.length >= wanted
         ? inFront.slice(0, wanted)
-        : await listTierMatches(db, filter, order, tier, wanted)),
+        : await listTierMatches(db, filter, order, tier, wanted, categoryHeadRows)),
     );
   }
   return ranked.slice(page.offset, end);
 }
 
-/** How many listed products match the search (every match: costs as much as there are). */
+/**
+ * The most matches a search counts: a broad query ("samsung") matches a tenth of a large
+ * catalogue, and counting them all would cost more than finding the page. A count that
+ * reaches the cap is reported as the cap ("this many or more"), as totalCount says.
+ */
+export const SEARCH_COUNT_CAP = 1_000;
+
+/** How many listed products match the search, counted up to SEARCH_COUNT_CAP. */
 export async function countSearchMatches(
   db: Kysely<Database>,
   filter: SearchFilter,
 ): Promise<number> {
-  if (filter.text.terms.length === 0) return 0;
+  if (filter.text.tiers.length === 0) return 0;
   const { rows } = await sql<{ total: number }>`
     select count(*)::int as total
-      from product_market_summaries s join products p on p.id = s.product_id
-     where ${listingConditions(filter)}
-       and ${nameMatchesAllTerms(filter.text, indexedNameForms(filter.text))}`.execute(db);
+      from (select from product_market_summaries s
+             where ${listingConditions(filter)}
+               and ${vectorMatchesSearch(filter.text, sql`s.search_vector`)}
+             limit ${SEARCH_COUNT_CAP}) as counted`.execute(db);
   return rows[0]?.total ?? 0;
 }

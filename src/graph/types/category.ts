@@ -17,7 +17,8 @@ import {
   type CategoryMarketStatsRow,
   type CategoryRow,
 } from '../../db/repositories/categories.ts';
-import { MAX_QUERY_LENGTH, searchTermOf } from '../../db/repositories/product-search.ts';
+import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from '../../db/repositories/product-search.ts';
+import { marketTextSearch } from '../../search/market-text-search.ts';
 import type { RequestContext } from '../../context.ts';
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
@@ -258,24 +259,15 @@ const CategoryConnection = builder.connectionObject({
   description: 'A page of categories.',
 });
 
-/** A category search text: its words, lowercased, one space apart ("" when it has none). */
-function categorySearchTextOf(query: string): string {
-  if (query.trim() === '') throw badUserInput('query must not be empty', 'query', 'empty');
-  if ([...query.trim()].length > MAX_QUERY_LENGTH) {
-    throw badUserInput(`query must be at most ${MAX_QUERY_LENGTH} characters`, 'query', 'too_long');
-  }
-  return searchTermOf(query)?.words.join(' ') ?? '';
-}
-
 builder.queryField('categories', (t) =>
   t.field({
     type: CategoryConnection,
-    description: `With \`query\`: the leaf categories (those products belong to) whose name or slug matches it: the name starts with it, or a word of the name is similar to it (prefixes, typos); best match first, then by name. Without: the categories of the whole tree, parents before children, a page at a time (\`totalCount\` counts them all). ${CATEGORY_SEARCH_PAGE_LIMITS.defaultSize} per page unless \`first\` says otherwise, at most ${CATEGORY_SEARCH_PAGE_LIMITS.maxSize}. A category's id or slug can be passed as \`category\` to \`products\`.`,
+    description: `With \`query\`: the leaf categories (those products belong to) whose name in the market's language or English name matches it, by the rules of \`products(query:)\` (every term a word, synonym, word's beginning or typo of one); best match first, then the shortest name. Without: the categories of the whole tree, parents before children, a page at a time (\`totalCount\` counts them all). ${CATEGORY_SEARCH_PAGE_LIMITS.defaultSize} per page unless \`first\` says otherwise, at most ${CATEGORY_SEARCH_PAGE_LIMITS.maxSize}. A category's id or slug can be passed as \`category\` to \`products\`.`,
     args: {
       ...scopeArgs,
       ...t.arg.connectionArgs(),
       query: t.arg.string({
-        description: `Text to find in category names (not blank, at most ${MAX_QUERY_LENGTH} characters; punctuation separates words).`,
+        description: `Text to find in category names (not blank, at most ${MAX_QUERY_TERMS} space-separated terms, ${MAX_QUERY_LENGTH} characters; punctuation separates words).`,
       }),
     },
     complexity: (args) => pageCost(CATEGORY_SEARCH_PAGE_LIMITS, args),
@@ -289,11 +281,14 @@ builder.queryField('categories', (t) =>
           countCategories(context.db),
         );
       }
-      const text = categorySearchTextOf(args.query);
-      if (text === '') return connectionOf(page, [], 0);
-      const rows = await searchLeafCategories(context.db, text, page);
+      if (args.query.trim() === '') {
+        throw badUserInput('query must not be empty', 'query', 'empty');
+      }
+      const search = (await marketTextSearch(context, scope.market, args.query))!;
+      if (search.tiers.length === 0) return connectionOf(page, [], 0);
+      const rows = await searchLeafCategories(context.db, search, page);
       return connectionOf(page, rows.map(scoped<CategoryRow>(scope)), () =>
-        countLeafCategoriesMatching(context.db, text),
+        countLeafCategoriesMatching(context.db, search),
       );
     },
   }),

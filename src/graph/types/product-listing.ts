@@ -16,14 +16,11 @@ import {
 } from '../../db/repositories/product-listing.ts';
 import {
   countSearchMatches,
-  isTextSearchConfig,
   MAX_QUERY_LENGTH,
   MAX_QUERY_TERMS,
   searchProductIds,
-  searchTermOf,
-  splitQuery,
+  SEARCH_COUNT_CAP,
   type SearchOrder,
-  type TextSearch,
 } from '../../db/repositories/product-search.ts';
 import {
   findProductIdsByGtins,
@@ -31,6 +28,7 @@ import {
   type ProductRow,
 } from '../../db/repositories/products.ts';
 import { badUserInput } from '../../errors.ts';
+import { marketTextSearch } from '../../search/market-text-search.ts';
 import type { RequestContext } from '../../context.ts';
 import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
@@ -55,7 +53,7 @@ export const ProductOrderEnum = builder.enumType('ProductOrder', {
     RELEVANCE: {
       value: 'RELEVANCE' as const,
       description:
-        'Best match of the text `query` first, then the most popular: products whose name has every term as a word (after stemming), then those where every term starts a word, then those matching some term only by similarity (typos). Only with a `query`, where it is the default.',
+        'Best match of the text `query` first, then the most popular, in tiers: every term is a word (after stemming) or a synonym of a word of the name or brand; of the name, brand or category; of those or a category above it; then some term only begins a word; then some term matches only with typos. Only with a `query`, where it is the default.',
     },
     POPULARITY: {
       value: 'POPULARITY' as const,
@@ -88,35 +86,6 @@ function checkPriceTrend(bounds: { gte?: number | null; lte?: number | null } | 
       );
     }
   }
-}
-
-/**
- * The text search a `query` asks for in the market's language, or undefined for a blank
- * query (no text filter). The language comes from the markets table and is checked against
- * the indexed ones, because it is written into the SQL as a constant.
- */
-async function textSearchOf(
-  context: RequestContext,
-  market: MarketCode,
-  query: string | null | undefined,
-): Promise<TextSearch | undefined> {
-  if (query == null || query.trim() === '') return undefined;
-  if ([...query.trim()].length > MAX_QUERY_LENGTH) {
-    throw badUserInput(`query must be at most ${MAX_QUERY_LENGTH} characters`, 'query', 'too_long');
-  }
-  const typed = splitQuery(query);
-  if (typed.length > MAX_QUERY_TERMS) {
-    throw badUserInput(
-      `query must have at most ${MAX_QUERY_TERMS} space-separated terms, not ${typed.length}`,
-      'query',
-      'too_many_terms',
-    );
-  }
-  const config = String((await context.markets.get(market)).search_config);
-  if (!isTextSearchConfig(config)) {
-    throw new Error(`market ${market} has text-search config ${config}, which has no index`);
-  }
-  return { config, terms: typed.flatMap((term) => searchTermOf(term) ?? []) };
 }
 
 /** An order without a text query: RELEVANCE needs one. */
@@ -171,7 +140,7 @@ builder.queryField('products', (t) =>
       ids: t.arg.intList({ description: `Numeric product ids (at most ${MAX_IDS}).` }),
       gtins: t.arg.stringList({ description: `GTINs (at most ${MAX_GTINS}).` }),
       query: t.arg.string({
-        description: `Text to find in product names: at most ${MAX_QUERY_TERMS} space-separated terms, ${MAX_QUERY_LENGTH} characters. A product matches when every term matches a word of its name, by the market language's stemming (Swedish in se, Norwegian in no, Danish in dk, Finnish in fi, French in fr, English in gb and nz), as a word prefix, or by similarity (typos). Punctuation separates words. A blank query is no filter.`,
+        description: `Text to find: at most ${MAX_QUERY_TERMS} space-separated terms, ${MAX_QUERY_LENGTH} characters. A product matches when every term matches a word of its name, its brand or its category's names (the category and those above it, in the market's language), by the market language's stemming (Swedish in se, Norwegian in no, Danish in dk, Finnish in fi, French in fr, English in gb and nz), as a synonym (tv and television), as a word's beginning, or with typos: one in a term of 5 to 8 letters, two from 9 (a wrong, missing, extra or swapped letter); not in terms with digits. Punctuation separates words. A blank query is no filter. \`totalCount\` counts matches up to ${SEARCH_COUNT_CAP}.`,
       }),
       category: t.arg.string({
         description: 'A category id or slug: keep products of that category and those below it.',
@@ -211,7 +180,7 @@ builder.queryField('products', (t) =>
       }
 
       checkPriceTrend(args.priceTrend);
-      const text = await textSearchOf(context, scope.market, args.query);
+      const text = await marketTextSearch(context, scope.market, args.query);
       const filter: ListingFilter = {
         market: scope.market,
         priceTrend: args.priceTrend ?? undefined,
