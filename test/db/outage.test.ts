@@ -15,20 +15,15 @@ import { openDatabase } from '../../src/db/client.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { seedCatalogue } from '../../seeds/index.ts';
 import { onConnection } from '../helpers/database.ts';
-import { requirePrerequisite } from '../helpers/prerequisites.ts';
 import { freePort, startNode } from '../helpers/process.ts';
 import {
   createScratchCluster,
-  postgresBinDir,
+  requireServerBinaries,
   type ScratchCluster,
 } from '../helpers/scratch-cluster.ts';
 import { SEEDED_CATALOGUE } from '../helpers/templates.ts';
 
-requirePrerequisite(
-  postgresBinDir !== undefined,
-  "the outage test needs PostgreSQL 15's server binaries (initdb, pg_ctl) under " +
-    '/usr/lib/postgresql: apt-get install postgresql-15',
-);
+requireServerBinaries("the outage test needs PostgreSQL 15's server binaries (initdb, pg_ctl)");
 
 const DATABASE = 'catalogue';
 /** Requests in flight at any moment: more than the pool's 10 connections, so some queue. */

@@ -21,14 +21,9 @@ import { createMarketDirectory } from '../../src/db/repositories/markets.ts';
 import type { Database } from '../../src/db/types.ts';
 import { RequestStopped } from '../../src/request-deadline.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
-import { requirePrerequisite } from '../helpers/prerequisites.ts';
-import { createScratchCluster, postgresBinDir } from '../helpers/scratch-cluster.ts';
+import { createScratchCluster, requireServerBinaries } from '../helpers/scratch-cluster.ts';
 
-requirePrerequisite(
-  postgresBinDir !== undefined,
-  "the restart test needs PostgreSQL 15's server binaries (initdb, pg_ctl) under " +
-    '/usr/lib/postgresql: apt-get install postgresql-15',
-);
+requireServerBinaries("the restart test needs PostgreSQL 15's server binaries (initdb, pg_ctl)");
 
 const onServer = databaseKind === 'postgres' ? it : () => undefined;
 

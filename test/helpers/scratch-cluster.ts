@@ -11,6 +11,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './process.ts';
+import { requirePrerequisite } from './prerequisites.ts';
 
 const run = promisify(execFile);
 const INSTALLATIONS = '/usr/lib/postgresql';
@@ -23,6 +24,17 @@ export const postgresBinDir: string | undefined = (() => {
     .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : path.join(INSTALLATIONS, versions[0], 'bin');
 })();
+
+/**
+ * Fails the test file at once, in one line, when no PostgreSQL server binaries are installed:
+ * `what` is who needs them and which, e.g. "the outage test … (initdb, pg_ctl)".
+ */
+export function requireServerBinaries(what: string): void {
+  requirePrerequisite(
+    postgresBinDir !== undefined,
+    `${what} under ${INSTALLATIONS}: apt-get install postgresql-15`,
+  );
+}
 
 const asRoot = process.getuid?.() === 0;
 

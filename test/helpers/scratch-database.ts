@@ -6,8 +6,7 @@
  */
 import { openDatabase } from '../../src/db/client.ts';
 import { onConnection, openServerTestDatabase, type TestDatabase } from './database.ts';
-import { requirePrerequisite } from './prerequisites.ts';
-import { createScratchCluster, postgresBinDir } from './scratch-cluster.ts';
+import { createScratchCluster, requireServerBinaries } from './scratch-cluster.ts';
 import { fill, type TemplateName } from './templates.ts';
 
 const DATABASE = 'catalogue';
@@ -15,10 +14,8 @@ const DATABASE = 'catalogue';
 export async function createScratchDatabase(
   contents: TemplateName,
 ): Promise<TestDatabase & { url: string }> {
-  requirePrerequisite(
-    postgresBinDir !== undefined,
-    "tests on a server of their own need PostgreSQL 15's server binaries (initdb, pg_ctl) " +
-      'under /usr/lib/postgresql: apt-get install postgresql-15',
+  requireServerBinaries(
+    "tests on a server of their own need PostgreSQL 15's server binaries (initdb, pg_ctl)",
   );
   const cluster = await createScratchCluster();
   try {

@@ -15,20 +15,17 @@ import { openDatabase } from '../../src/db/client.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import type { DatabaseStatus } from '../../src/db/replicas.ts';
 import { onConnection } from '../helpers/database.ts';
-import { requirePrerequisite } from '../helpers/prerequisites.ts';
 import { childEnv, freePort, startNode, type StartedProcess } from '../helpers/process.ts';
 import { parseExposition, valueOf } from '../helpers/prometheus.ts';
 import {
   createScratchCluster,
-  postgresBinDir,
+  requireServerBinaries,
   type ScratchCluster,
 } from '../helpers/scratch-cluster.ts';
 import { SEEDED_CATALOGUE } from '../helpers/templates.ts';
 
-requirePrerequisite(
-  postgresBinDir !== undefined,
-  "the replica test needs PostgreSQL 15's server binaries (initdb, pg_basebackup, pg_ctl) " +
-    'under /usr/lib/postgresql: apt-get install postgresql-15',
+requireServerBinaries(
+  "the replica test needs PostgreSQL 15's server binaries (initdb, pg_basebackup, pg_ctl)",
 );
 
 const DATABASE = 'catalogue';
