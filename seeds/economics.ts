@@ -78,3 +78,46 @@ export function formatCents(cents: number): string {
   const rest = cents - whole * 100;
   return rest < 10 ? `${whole}.0${rest}` : `${whole}.${rest}`;
 }
+
+/**
+ * Where a model family's price falls in its category's range. A draw u in [0, 1) places it
+ * log-uniformly; each premium mark (a premium brand, a flagship word in the model: "iPhone 15
+ * Pro") halves the distance to the top, each budget word ("Galaxy A35", "Nord CE4 Lite")
+ * halves the distance to the bottom, so an iPhone never costs what a budget phone does.
+ */
+const PREMIUM_BRANDS = new Set([
+  'Apple',
+  'Bose',
+  'Dyson',
+  'Festool',
+  'Hilti',
+  'Jura',
+  'Miele',
+  'Sonos',
+  'Specialized',
+  'Vitamix',
+]);
+const PREMIUM_WORDS = new Set(['Pro', 'Ultra', 'Max', 'Plus', 'Fold', 'Flip', 'Elite', 'Premium']);
+const BUDGET_WORDS = new Set([
+  'Lite',
+  'FE',
+  'SE',
+  'Mini',
+  'Go',
+  'Neo',
+  'Nord',
+  'Redmi',
+  'Poco',
+  'A15',
+  'A25',
+]);
+
+export function familyPricePosition(brand: string, model: string, u: number): number {
+  const words = model.split(/[\s()]+/u);
+  const marks =
+    (PREMIUM_BRANDS.has(brand) ? 1 : 0) +
+    words.filter((word) => PREMIUM_WORDS.has(word) || word.endsWith('+')).length -
+    words.filter((word) => BUDGET_WORDS.has(word)).length;
+  if (marks === 0) return u;
+  return marks > 0 ? 1 - (1 - u) / 2 ** marks : u / 2 ** -marks;
+}

@@ -6,7 +6,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Currency } from '../src/db/types.ts';
-import { EUROS_TO, MARKET_ECONOMICS, NEW_OFFER_BAND } from '../seeds/economics.ts';
+import {
+  EUROS_TO,
+  familyPricePosition,
+  MARKET_ECONOMICS,
+  NEW_OFFER_BAND,
+} from '../seeds/economics.ts';
 import { buildFrame, type CatalogueFrame } from '../seeds/frame.ts';
 import { draftProduct, type ProductDraft } from '../seeds/generate/product.ts';
 import { SCALES } from '../seeds/scales.ts';
@@ -60,6 +65,21 @@ describe(`the sample catalogue's prices on ${databaseKind}`, () => {
     offers = rows;
   });
   afterAll(() => database?.dispose());
+
+  it('puts every Apple phone of the sample but the budget SE above the middle of the phones’ range', () => {
+    const phones = frame.leaves.find((leaf) => leaf.spec.slug === 'mobile-phones')!;
+    const [low, high] = phones.spec.priceEur;
+    const middle = Math.sqrt(low * high);
+    const apple = Array.from({ length: SEEDED_CATALOGUE.products }, (_, index) =>
+      draftProduct(frame, index + 1),
+    ).filter(
+      (draft) =>
+        draft.leaf === phones && draft.brandName === 'Apple' && !draft.name.includes(' SE '),
+    );
+    expect(apple.length).toBeGreaterThan(0);
+    for (const draft of apple)
+      expect(draft.basePriceEur, draft.name).toBeGreaterThanOrEqual(middle);
+  });
 
   it('never prices more storage below less within a model family, in any market', () => {
     // The cheapest available new offer: the price a shopper compares.
@@ -139,6 +159,19 @@ describe(`the sample catalogue's prices on ${databaseKind}`, () => {
       // Shop rounding of cheap items aside (a few euros at most).
       const roundingSlack = 1 + 10 / EUROS_TO.SEK / Math.min(...euros);
       expect(spread, `product ${productId}`).toBeLessThanOrEqual(widest * roundingSlack);
+    }
+  });
+});
+
+describe('a model family’s place in its category’s price range', () => {
+  it('is pulled up by premium marks and down by budget words, never out of the range', () => {
+    for (const u of [0, 0.3, 0.99]) {
+      expect(familyPricePosition('Nokia', 'G42', u)).toBe(u);
+      expect(familyPricePosition('Apple', 'iPhone 15', u)).toBeGreaterThanOrEqual(0.5);
+      expect(familyPricePosition('Apple', 'iPhone 15 Pro Max', u)).toBeGreaterThanOrEqual(0.875);
+      expect(familyPricePosition('Samsung', 'Galaxy S25+', u)).toBeGreaterThanOrEqual(0.5);
+      expect(familyPricePosition('Samsung', 'Galaxy A25 5G', u)).toBeLessThan(0.5);
+      expect(familyPricePosition('OnePlus', 'Nord CE4 Lite', u)).toBeLessThan(0.25);
     }
   });
 });

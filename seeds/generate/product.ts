@@ -6,7 +6,7 @@
 import type { CatalogueFrame, LeafFrame, MarketFrame } from '../frame.ts';
 import { Random, STREAM } from '../random.ts';
 import type { CopyBuffer } from '../load/copy-buffer.ts';
-import { MARKET_PRICE_JITTER } from '../economics.ts';
+import { familyPricePosition, MARKET_PRICE_JITTER } from '../economics.ts';
 import { IMAGE_CDN } from '../vocabulary/index.ts';
 import { expandPattern, tidyName } from './names.ts';
 
@@ -69,10 +69,12 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
 
   // One price per model family (brand and model in a category), drawn from the family's own
   // stream so every member agrees: log-uniform, as many families between 100 and 200 euros as
-  // between 1000 and 2000. Members differ by their traits' steps alone.
+  // between 1000 and 2000, pulled up or down by the family's premium or budget marks
+  // (familyPricePosition). Members differ by their traits' steps alone.
   const family = new Random(frame.seed, STREAM.family, leafIndex, hashText(shortName));
   const [low, high] = spec.priceEur;
-  const basePriceEur = low * (high / low) ** family.next() * priceFactor;
+  const position = familyPricePosition(brandName, model, family.next());
+  const basePriceEur = low * (high / low) ** position * priceFactor;
   const marketFactors = frame.markets.map(() =>
     family.between(1 - MARKET_PRICE_JITTER, 1 + MARKET_PRICE_JITTER),
   );

@@ -43,7 +43,7 @@ export const ELECTRONICS: RootCategorySpec = {
               'Galaxy Z Flip{5-7}',
               'Galaxy Z Fold{5-7}',
             ],
-            Apple: ['iPhone {13-17}{| Plus| Pro| Pro Max}', 'iPhone SE ({2|3}rd generation)'],
+            Apple: ['iPhone {13-17}{| Plus| Pro| Pro Max}', 'iPhone SE ({2nd|3rd} generation)'],
             Google: ['Pixel {7-10}{| Pro|a| Pro XL}'],
             OnePlus: ['OnePlus {11-13}{|R|T}', 'Nord {3|4|CE4|CE4 Lite}'],
             Xiaomi: [
