@@ -1,9 +1,9 @@
 /**
  * Limits shared through Redis, by real processes: two `serve` processes on the run's Redis
  * (a key prefix of this file's own) enforce one request limit per IP and one token-failure
- * limit per client id between them, not one each; and a process whose Redis goes away (a
- * redis-server of the test's own, stopped) goes on answering, counting in its own memory, with
- * one warning and a metric. Each process on a database of its own: the run's server when there
+ * limit per client id between them, not one each, and one response cache; and a process
+ * whose Redis goes away (a redis-server of the test's own, stopped) goes on answering,
+ * counting in its own memory, with one warning and a metric. Each process on a database of its own: the run's server when there
  * is one, else the embedded one in memory (the limits need no catalogue).
  */
 import { randomBytes } from 'node:crypto';
@@ -140,6 +140,55 @@ describe('two processes on one Redis', () => {
       expect(refused.status).toBe(429);
       expect(refused.description).toMatch(/^too many failed attempts: retry after \d+ s$/);
     }
+  });
+});
+
+describe('two processes on one Redis, with the response cache on', () => {
+  const prefix = uniquePrefix();
+  let services: Service[];
+
+  beforeAll(async () => {
+    // Each seeds the same sample catalogue (same seed, same day) on a database of its own.
+    const env = {
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      RESPONSE_CACHE_TTL_SECONDS: '60',
+      LOG_REQUEST_SAMPLE_RATE: '1',
+    };
+    services = await Promise.all([startService(env), startService(env)]);
+  });
+  afterAll(async () => {
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('share one cache: what one stored, the other answers from it', async () => {
+    const query = '{ product(market: SE, id: 1) { name brand { name } } }';
+    const cacheLookups = (service: Service) =>
+      service.logLines().filter((entry) => entry.route === 'graphql' && 'cache' in entry);
+    const ask = async (service: Service) => {
+      const before = cacheLookups(service).length;
+      const response = await fetch(`${service.base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.30' },
+        body: JSON.stringify({ query }),
+      });
+      const body = await response.text();
+      // The request's log line, written as the answer ends, says how the cache answered.
+      const cache = await untilOutput(
+        service.started,
+        'the request log line',
+        () => cacheLookups(service)[before]?.cache,
+        PATIENCE_MS,
+      );
+      return { status: response.status, body, cache };
+    };
+    const first = await ask(services[0]!);
+    expect(first).toMatchObject({ status: 200, cache: 'miss' });
+    const second = await ask(services[1]!);
+    expect(second).toEqual({ ...first, cache: 'hit' });
   });
 });
 
