@@ -99,6 +99,17 @@ async function tokenRequest(service: Service, clientId: string, ip: string) {
 
 const uniquePrefix = () => `test-limits-${randomBytes(4).toString('hex')}:`;
 
+/** Leaves the run's Redis as it was: the keys a describe's processes wrote go. */
+async function removeKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 describe('two processes on one Redis', () => {
   const prefix = uniquePrefix();
   let services: Service[];
@@ -107,12 +118,7 @@ describe('two processes on one Redis', () => {
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TOKEN_FAILURES_PER_CLIENT: '2' };
     services = await Promise.all([startService(env), startService(env)]);
   });
-  afterAll(async () => {
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
-  });
+  afterAll(() => removeKeys(prefix));
 
   it('enforce one request limit per IP between them', async () => {
     const statuses: number[] = [];
@@ -157,12 +163,7 @@ describe('two processes on one Redis, with the response cache on', () => {
     };
     services = await Promise.all([startService(env), startService(env)]);
   });
-  afterAll(async () => {
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    redis.disconnect();
-  });
+  afterAll(() => removeKeys(prefix));
 
   it('share one cache: what one stored, the other answers from it', async () => {
     const query = '{ product(market: SE, id: 1) { name brand { name } } }';
