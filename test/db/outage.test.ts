@@ -11,21 +11,17 @@
  * asserted: the machine is shared with the rest of the suite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
-import { seedCatalogue } from '../../seeds/index.ts';
 import { onConnection } from '../helpers/database.ts';
+import { fillScratchDatabase, SCRATCH_DATABASE as DATABASE } from '../helpers/scratch-database.ts';
 import { freePort, startNode } from '../helpers/process.ts';
 import {
   createScratchCluster,
   requireServerBinaries,
   type ScratchCluster,
 } from '../helpers/scratch-cluster.ts';
-import { SEEDED_CATALOGUE } from '../helpers/templates.ts';
 
 requireServerBinaries("the outage test needs PostgreSQL 15's server binaries (initdb, pg_ctl)");
 
-const DATABASE = 'catalogue';
 /** Requests in flight at any moment: more than the pool's 10 connections, so some queue. */
 const CONCURRENCY = 20;
 /** Generous: a loaded CI machine may be slow, but a service that never recovers must fail. */
@@ -277,14 +273,7 @@ describe('the service on a Postgres server that fails under load', () => {
 
   beforeAll(async () => {
     cluster = await createScratchCluster();
-    await onConnection(cluster.url(), (client) => client.query(`create database ${DATABASE}`));
-    const database = await openDatabase({ url: cluster.url(DATABASE) });
-    try {
-      await migrateToLatest(database.db);
-      await seedCatalogue(database, { ...SEEDED_CATALOGUE, progress: false });
-    } finally {
-      await database.close();
-    }
+    await fillScratchDatabase(cluster, 'seeded');
     service = await startService(cluster.url(DATABASE));
     // Warm (compiled code, the market directory), so that the faults meet a steady state.
     await expectServing(service);

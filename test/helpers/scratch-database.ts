@@ -6,10 +6,37 @@
  */
 import { openDatabase } from '../../src/db/client.ts';
 import { onConnection, openServerTestDatabase, type TestDatabase } from './database.ts';
-import { createScratchCluster, requireServerBinaries } from './scratch-cluster.ts';
+import {
+  createScratchCluster,
+  requireServerBinaries,
+  type ScratchCluster,
+} from './scratch-cluster.ts';
 import { fill, type TemplateName } from './templates.ts';
 
-const DATABASE = 'catalogue';
+/** The database a scratch cluster's tests use. */
+export const SCRATCH_DATABASE = 'catalogue';
+
+/**
+ * Creates SCRATCH_DATABASE on the cluster and fills it as the run's template of that name
+ * (migrated, or seeded with the tests' catalogue), through a handle of its own that is closed
+ * again; returns its URL.
+ */
+export async function fillScratchDatabase(
+  cluster: ScratchCluster,
+  contents: TemplateName,
+): Promise<string> {
+  await onConnection(cluster.url(), (client) =>
+    client.query(`create database ${SCRATCH_DATABASE}`),
+  );
+  const url = cluster.url(SCRATCH_DATABASE);
+  const filling = await openDatabase({ url });
+  try {
+    await fill(filling, contents);
+  } finally {
+    await filling.close();
+  }
+  return url;
+}
 
 export async function createScratchDatabase(
   contents: TemplateName,
@@ -19,15 +46,8 @@ export async function createScratchDatabase(
   );
   const cluster = await createScratchCluster();
   try {
-    const url = cluster.url(DATABASE);
-    await onConnection(cluster.url(), (client) => client.query(`create database ${DATABASE}`));
     // Filled through a handle of its own, so that the test's statement log starts empty.
-    const filling = await openDatabase({ url });
-    try {
-      await fill(filling, contents);
-    } finally {
-      await filling.close();
-    }
+    const url = await fillScratchDatabase(cluster, contents);
     return await openServerTestDatabase(url, () => cluster.destroy());
   } catch (error) {
     await cluster.destroy();

@@ -10,11 +10,9 @@
  * The clusters are its own whichever database the suite's pass uses, so it runs in both.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedCatalogue } from '../../seeds/index.ts';
-import { openDatabase } from '../../src/db/client.ts';
-import { migrateToLatest } from '../../src/db/migrator.ts';
 import type { DatabaseStatus } from '../../src/db/replicas.ts';
 import { onConnection } from '../helpers/database.ts';
+import { fillScratchDatabase, SCRATCH_DATABASE as DATABASE } from '../helpers/scratch-database.ts';
 import { childEnv, freePort, startNode, type StartedProcess } from '../helpers/process.ts';
 import { parseExposition, valueOf } from '../helpers/prometheus.ts';
 import {
@@ -22,13 +20,11 @@ import {
   requireServerBinaries,
   type ScratchCluster,
 } from '../helpers/scratch-cluster.ts';
-import { SEEDED_CATALOGUE } from '../helpers/templates.ts';
 
 requireServerBinaries(
   "the replica test needs PostgreSQL 15's server binaries (initdb, pg_basebackup, pg_ctl)",
 );
 
-const DATABASE = 'catalogue';
 /** Generous: a loaded CI machine may be slow, but a replica never put back must fail. */
 const PATIENCE_MS = 30_000;
 const MAX_LAG_MS = 1_000;
@@ -150,14 +146,7 @@ describe('reads from a streaming replica', () => {
   beforeAll(async () => {
     primary = await createScratchCluster();
     replica = await createScratchCluster({ replicaOf: primary });
-    await onConnection(primary.url(), (client) => client.query(`create database ${DATABASE}`));
-    const database = await openDatabase({ url: primary.url(DATABASE) });
-    try {
-      await migrateToLatest(database.db);
-      await seedCatalogue(database, { ...SEEDED_CATALOGUE, progress: false });
-    } finally {
-      await database.close();
-    }
+    await fillScratchDatabase(primary, 'seeded');
     const written = await walPosition(primary, 'pg_current_wal_lsn()');
     await waitFor('the replica to replay the seeding', async () =>
       (await walPosition(replica!, 'pg_last_wal_replay_lsn()')) >= written ? true : undefined,
