@@ -6,7 +6,7 @@
  *   generate  products one by one as COPY text                            (generate/)
  *   load      COPY streams or array inserts, indexes and keys set aside    (load/)
  *   complete  summaries via refreshProductMarketSummaries, indexes, keys, ANALYZE
- *   vocabulary the search's words (rebuildSearchVocabulary)
+ *   vocabulary the search's words and lexemes (rebuildSearchWords)
  *
  * Same seed, scale and as-of date, same rows in every table: all randomness comes from
  * seeds/random.ts keyed by the seed, all dates from the as-of date (seeds/calendar.ts).
@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { hashClientSecret } from '../src/auth/client-secrets.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
 import type { SeedScale } from '../src/config.ts';
-import { rebuildSearchVocabulary } from '../src/db/repositories/search-vocabulary.ts';
+import { rebuildSearchWords } from '../src/db/repositories/search-vocabulary.ts';
 import { SeedCalendar } from './calendar.ts';
 import { buildFrame, type CatalogueFrame } from './frame.ts';
 import { CatalogueGenerator, type ProductSinks } from './generate/catalogue.ts';
@@ -103,8 +103,8 @@ export async function seedCatalogue(
       products,
       progress,
     });
-    progress.note('building the search vocabulary');
-    await rebuildSearchVocabulary(database.db);
+    progress.note('building the search vocabulary and lexicons');
+    await rebuildSearchWords(database.db);
     progress.stop();
     return {
       scale: options.scale,

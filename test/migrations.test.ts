@@ -47,6 +47,7 @@ describe.each(kinds)('migrations on %s', (kind) => {
       'product_market_summaries:BASE TABLE',
       'product_properties:BASE TABLE',
       'products:BASE TABLE',
+      'search_lexicons:BASE TABLE',
       'search_vocabulary:BASE TABLE',
       'shops:BASE TABLE',
     ]);

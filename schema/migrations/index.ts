@@ -8,6 +8,7 @@ import * as priceTrendOrderIndex from './0002_price_trend_order_index.ts';
 import * as summaryNameVectors from './0003_summary_name_vectors.ts';
 import * as categoryOrderIndexes from './0004_category_order_indexes.ts';
 import * as searchVectors from './0005_search_vectors.ts';
+import * as searchLexicons from './0006_search_lexicons.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003_summary_name_vectors': summaryNameVectors,
   '0004_category_order_indexes': categoryOrderIndexes,
   '0005_search_vectors': searchVectors,
+  '0006_search_lexicons': searchLexicons,
 };

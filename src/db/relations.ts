@@ -24,6 +24,7 @@ const RELATIONS = Object.keys({
   category_translations: true,
   category_search_texts: true,
   search_vocabulary: true,
+  search_lexicons: true,
 } satisfies Record<keyof Database, true>);
 
 /** The service's relations missing from the database's search path, in a stable order. */

@@ -187,6 +187,17 @@ export interface SearchVocabularyTable {
   word: string;
 }
 
+/**
+ * The lexemes of the search vectors per language, by the part of the vector a relevance tier
+ * reads (stripped: no positions, no weights).
+ */
+export interface SearchLexiconsTable {
+  search_config: string;
+  names: string;
+  names_and_leaves: string;
+  everything: string;
+}
+
 export interface Database {
   markets: MarketsTable;
   brands: BrandsTable;
@@ -206,4 +217,5 @@ export interface Database {
   category_translations: CategoryTranslationsTable;
   category_search_texts: CategorySearchTextsTable;
   search_vocabulary: SearchVocabularyTable;
+  search_lexicons: SearchLexiconsTable;
 }

@@ -14,7 +14,7 @@ import {
   textSearchOf,
   type TextSearch,
 } from '../../src/db/repositories/product-search.ts';
-import { rebuildSearchVocabulary } from '../../src/db/repositories/search-vocabulary.ts';
+import { rebuildSearchWords } from '../../src/db/repositories/search-vocabulary.ts';
 import { readTypoVocabulary } from '../../src/search/vocabularies.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertOffers, insertProduct } from '../helpers/fixtures.ts';
@@ -80,7 +80,7 @@ describe(`text search on ${databaseKind}`, () => {
       ])
       .execute();
     await refreshProductMarketSummaries(db, { asOf: AS_OF });
-    await rebuildSearchVocabulary(db);
+    await rebuildSearchWords(db);
 
     app = createApp({ config: loadConfig({}), database, logger: pino({ level: 'silent' }) });
   });
@@ -521,7 +521,7 @@ describe(`the front rows and the text indexes agree on ${databaseKind}`, () => {
       )
       .execute();
     await refreshProductMarketSummaries(db, { asOf: AS_OF });
-    await rebuildSearchVocabulary(db);
+    await rebuildSearchWords(db);
   });
   afterAll(() => database?.dispose());
 

@@ -11,7 +11,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { refreshProductMarketSummaries } from '../../src/db/repositories/product-market-summaries.ts';
 import { SEARCH_COUNT_CAP } from '../../src/db/repositories/product-search.ts';
-import { rebuildSearchVocabulary } from '../../src/db/repositories/search-vocabulary.ts';
+import { rebuildSearchWords } from '../../src/db/repositories/search-vocabulary.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertOffers, insertProduct } from '../helpers/fixtures.ts';
 import { postGraphql } from '../helpers/graphql.ts';
@@ -84,7 +84,7 @@ describe(`text search matching on ${databaseKind}`, () => {
                      'CONDITION_NEW', 'IN_STOCK', true, 10, ${AS_OF}::timestamptz
                 from generate_series(1, ${WIDGETS}) as n`.execute(db);
     await refreshProductMarketSummaries(db, { asOf: AS_OF });
-    await rebuildSearchVocabulary(db);
+    await rebuildSearchWords(db);
     app = createApp({ config: loadConfig({}), database, logger: pino({ level: 'silent' }) });
   });
   afterAll(() => database?.dispose());

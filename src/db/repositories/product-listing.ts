@@ -34,7 +34,15 @@ export interface Page {
 
 /** The filter as SQL over product_market_summaries `s` (text search adds its own). */
 export function listingConditions(filter: ListingFilter): RawBuilder<unknown> {
-  const parts = [sql`s.market = ${filter.market}`, ...priceTrendConditions(filter.priceTrend)];
+  return sql.join(
+    [sql`s.market = ${filter.market}`, ...filterConditionsWithinMarket(filter)],
+    sql` and `,
+  );
+}
+
+/** The filter's conditions on `s` besides the market. */
+export function filterConditionsWithinMarket(filter: ListingFilter): RawBuilder<unknown>[] {
+  const parts = priceTrendConditions(filter.priceTrend);
   if (filter.categoryId !== undefined) {
     // An array computed once (an InitPlan), not a semi-join: `category_id = any(…)` is an
     // index condition on the summaries' (market, category_id, …) index.
@@ -42,7 +50,7 @@ export function listingConditions(filter: ListingFilter): RawBuilder<unknown> {
       sql`s.category_id = any(array(select id from ${subtreeOf([filter.categoryId])} as tree))`,
     );
   }
-  return sql.join(parts, sql` and `);
+  return parts;
 }
 
 export function priceTrendConditions(bounds: ListingFilter['priceTrend']): RawBuilder<unknown>[] {

@@ -20,7 +20,7 @@ export interface RefreshOptions {
  *   price_trend_percentage = (average − lowest) / average × 100, rounded to one decimal;
  * null without history; search_vector = the product's name, brand and category names (its own and its ancestors') as text
  * search sees them in the market's language (migration 0005's product_search_vector; a
- * renamed product, brand or category needs a refresh too, and rebuildSearchVocabulary). Products without an available offer in a market get no row there.
+ * renamed product, brand or category needs a refresh too, and rebuildSearchWords). Products without an available offer in a market get no row there.
  */
 export async function refreshProductMarketSummaries(
   db: Kysely<Database>,

@@ -22,7 +22,9 @@ import type { Database } from '../types.ts';
 import {
   firstRowsPerCategory,
   LISTING_ORDERS,
+  filterConditionsWithinMarket,
   listingConditions,
+  priceTrendConditions,
   SORT_COLUMNS,
   type ListingFilter,
   type ListingOrder,
@@ -169,31 +171,32 @@ function orderWithinTier(order: SearchOrder): ListingOrder {
 export const FRONT_ROWS = 2_000;
 
 interface Walk {
-  /** At most frontRows listed products, in the order. */
+  /** At most frontRows listed products `s`, in the order, with their search vectors. */
   rows: RawBuilder<unknown>;
-  /** The filters the walk did not apply, to apply to its rows; undefined when none. */
-  leftToFilter: ListingFilter | undefined;
+  /** The conditions on its rows `s` that the walk did not apply. */
+  leftToFilter: RawBuilder<unknown>[];
 }
 
 /**
  * The walk along the order that a search's front rows come from, bounded: it never reads
  * more than frontRows index entries per category. A category's walk merges the first
  * frontRows of each category of its subtree (firstRowsPerCategory, on the per-category index
- * of the order); any other filter is applied to the walked rows afterwards (a selective
+ * of the order); a price-trend filter is applied to the walked rows afterwards (a selective
  * filter applied during the walk would make it read the whole market, or category).
  */
 function walkOf(filter: ListingFilter, order: ListingOrder, frontRows: number): Walk {
   const keys = LISTING_ORDERS[order];
-  // The columns the order sorts on, and the stored search vector.
-  const columns = sql`${SORT_COLUMNS[order]}, s.search_vector`;
-  const hasPriceTrend = filter.priceTrend?.gte != null || filter.priceTrend?.lte != null;
+  const leftToFilter = priceTrendConditions(filter.priceTrend);
+  // The columns the order sorts on, those the filters left to apply read, the search vector.
+  const trendToo = leftToFilter.length > 0 && order !== 'PRICE_TREND';
+  const columns = sql`${SORT_COLUMNS[order]}${trendToo ? sql`, s.price_trend_percentage` : sql``}, s.search_vector`;
   if (filter.categoryId !== undefined) {
     const { market, categoryId } = filter;
     return {
       rows: sql`
         select s.* from (${firstRowsPerCategory([categoryId], { market }, order, frontRows, columns)}) as s
         order by ${keys} limit ${frontRows}`,
-      leftToFilter: hasPriceTrend ? { ...filter, categoryId: undefined } : undefined,
+      leftToFilter,
     };
   }
   return {
@@ -201,7 +204,7 @@ function walkOf(filter: ListingFilter, order: ListingOrder, frontRows: number): 
       select ${columns} from product_market_summaries s
        where s.market = ${filter.market}
        order by ${keys} limit ${frontRows}`,
-    leftToFilter: hasPriceTrend ? filter : undefined,
+    leftToFilter,
   };
 }
 
@@ -210,6 +213,8 @@ export interface FrontMatches {
   frontSize: number;
   /** Per tier, its matches among the front rows, in order, at most `perTier` of them. */
   tiers: number[][];
+  /** Per tier, whether its language's lexicon lets it match at all (lexiconAdmits). */
+  possible: boolean[];
 }
 
 /** The number of the first tier whose query the vector matches (for a vector that matches). */
@@ -228,21 +233,37 @@ export function relevanceTierOf(
   )} else ${sql.lit(better.length)} end`;
 }
 
-/** Each matching row of `front` (aliased `f`) with its tier: the first tier it matches. */
-function frontTiers(search: TextSearch, order: SearchOrder): RawBuilder<unknown> {
-  const vector = sql`f.search_vector`;
-  const tier = order === 'RELEVANCE' ? relevanceTierOf(search, vector) : sql`0`;
-  return sql`
-    tiers as (
-      select f.product_id, f.ordinal, ${tier} as tier from front f
-       where ${vectorMatchesSearch(search, vector)})`;
+/** The tiers an order ranks by, as defined (tiersOf's). */
+function tierDefinitionsOf(search: TextSearch, order: SearchOrder): RelevanceTier[] {
+  return order === 'RELEVANCE' ? search.tiers : search.tiers.slice(-1);
+}
+
+/** The lexicon's part (search_lexicons) holding every lexeme of a tier's part of the vector. */
+const LEXICON_PARTS = {
+  '{a,b}': sql`l.names`,
+  '{a,b,c}': sql`l.names_and_leaves`,
+} as const;
+
+/**
+ * Whether some product could match the tier: every one of its terms is, in one of its
+ * alternatives, a lexeme of the part of the language's vectors the tier reads. One that
+ * is not can match nothing (a mistyped word is no lexeme, nor any lexeme's beginning), so
+ * the tier needs no statement of its own. A language without a lexicon excludes nothing.
+ */
+export function lexiconAdmits(search: TextSearch, tier: RelevanceTier): RawBuilder<boolean> {
+  const part = tier.weights === null ? sql`l.everything` : LEXICON_PARTS[tier.weights];
+  return sql<boolean>`coalesce((select ${part} @@ to_tsquery(${configLiteral(search.config)}, ${tier.query})
+                                  from search_lexicons l
+                                 where l.search_config = ${sql.lit(search.config)}::regconfig), true)`;
 }
 
 /**
  * The matches among the front rows, tier by tier: the first `frontRows` products listed in
  * the market in the order, those of them that pass the filters. Their search vectors are
  * stored with them and no text index is involved, so the cost is about the same whatever
- * the query and the filters.
+ * the query and the filters. Each row's tier is computed as it is read, so the rows kept for
+ * ranking hold ids and order keys, not vectors (keeping the vectors cost more than matching
+ * them). With them, whether each tier can match at all (lexiconAdmits).
  */
 export async function findFrontMatches(
   db: Kysely<Database>,
@@ -250,33 +271,41 @@ export async function findFrontMatches(
   order: SearchOrder,
   { frontRows, perTier }: { frontRows: number; perTier: number },
 ): Promise<FrontMatches> {
-  const walk = walkOf(filter, orderWithinTier(order), frontRows);
-  const { rows } = await sql<{ front_size: number; product_id: number | null; tier: number }>`
-    with walk as materialized (
-      select s.product_id, s.search_vector,
-             row_number() over (order by ${LISTING_ORDERS[orderWithinTier(order)]}) as ordinal
+  const listingOrder = orderWithinTier(order);
+  const walk = walkOf(filter, listingOrder, frontRows);
+  const search = filter.text;
+  const vector = sql`s.search_vector`;
+  const tier = order === 'RELEVANCE' ? relevanceTierOf(search, vector) : sql`0`;
+  const kept = sql.join([...walk.leftToFilter, vectorMatchesSearch(search, vector)], sql` and `);
+  const definitions = tierDefinitionsOf(search, order);
+  const { rows } = await sql<{
+    front_size: number;
+    possible: boolean[];
+    product_id: number | null;
+    tier: number;
+  }>`
+    with front as materialized (
+      select ${SORT_COLUMNS[listingOrder]}, case when ${kept} then ${tier} end as tier
         from (${walk.rows}) as s),
-    front as materialized (
-      select w.product_id, w.ordinal, w.search_vector
-        from walk w
-        ${
-          walk.leftToFilter === undefined
-            ? sql``
-            : sql`join product_market_summaries s
-                    on s.product_id = w.product_id and ${listingConditions(walk.leftToFilter)}`
-        }),
-    ${frontTiers(filter.text, order)},
     tiered as (
-      select t.product_id, t.tier,
-             row_number() over (partition by t.tier order by t.ordinal) as position
-        from tiers t)
-    select walked.size::int as front_size, t.product_id, t.tier
-      from (select count(*) as size from walk) as walked
+      select s.product_id, s.tier,
+             row_number() over (partition by s.tier order by ${LISTING_ORDERS[listingOrder]}) as position
+        from front s
+       where s.tier is not null)
+    select walked.size::int as front_size, walked.possible, t.product_id, t.tier
+      from (select count(*) as size,
+                   array[${sql.join(definitions.map((definition) => lexiconAdmits(search, definition)))}]
+                     as possible
+              from front) as walked
       left join tiered t on t.position <= ${perTier}
      order by t.tier, t.position`.execute(db);
-  const byTier = tiersOf(filter.text, order, sql`s.search_vector`).map((): number[] => []);
+  const byTier = definitions.map((): number[] => []);
   for (const row of rows) if (row.product_id !== null) byTier[row.tier]!.push(row.product_id);
-  return { frontSize: rows[0]?.front_size ?? 0, tiers: byTier };
+  return {
+    frontSize: rows[0]?.front_size ?? 0,
+    tiers: byTier,
+    possible: rows[0]?.possible ?? definitions.map(() => true),
+  };
 }
 
 /**
@@ -291,7 +320,8 @@ export const CATEGORY_HEAD_ROWS = 500;
  * the category's index in the order: they are looked for among its first CATEGORY_HEAD_ROWS,
  * and only a category whose head holds too few is searched whole. Left to itself, Postgres
  * estimates the text condition far too selective, reads the whole category (70,000 products
- * at the large scale, 0.3 s) and sorts it.
+ * at the large scale, 0.3 s) and sorts it. The whole category's matches include the
+ * head's: `union` lists each once.
  */
 function categoryTierMatches(
   filter: SearchFilter,
@@ -309,12 +339,26 @@ function categoryTierMatches(
     head_matches as materialized (
       select ${columns} from head s where ${matches} order by ${keys} limit ${limit})
     select * from head_matches
-    union all
+    union
     (select ${columns} from product_market_summaries s
       where (select count(*) from head) = ${headRows}
         and (select count(*) from head_matches) < ${limit}
         and ${inCategory} and ${matches}
       order by ${keys} limit ${limit})`;
+}
+
+/**
+ * The filter on rows a text index finds, its market compared on each row: `is true` keeps
+ * that comparison from being an index condition, which Postgres, misjudging how many rows a
+ * text query finds, would answer by ANDing the market's 860,000 entries of an order index
+ * into the bitmap (116 ms at the large scale) to spare itself a few thousand rows of other
+ * markets (about 3 ms).
+ */
+function textMatchConditions(filter: ListingFilter): RawBuilder<unknown> {
+  return sql.join(
+    [sql`(s.market = ${filter.market}) is true`, ...filterConditionsWithinMarket(filter)],
+    sql` and `,
+  );
 }
 
 /**
@@ -346,25 +390,45 @@ export async function listTierMatches(
     ...definition,
     weights: '{a,b}',
   });
-  const config = configLiteral(search.config);
-  // The names the tier reads: a leaf's own for name, brand and category ({a,b,c}).
-  const categoryNames =
-    definition.weights === null ? sql`t.leaf_names || ' ' || t.ancestor_names` : sql`t.leaf_names`;
-  const { rows } = await sql<{ product_id: number }>`
-    with by_name as materialized (
-      select ${columns} from product_market_summaries s
-       where ${listingConditions(filter)} and ${byName} and ${matches}),
-    by_category as (
+  // Matching the tier by name implies matching its query; only a later tier of RELEVANCE
+  // must also miss the tier before it. A tier with its predecessor's query (tiers 1 and 2
+  // read more of the vector with the same words) has no name matches of its own: they all
+  // matched the predecessor, whose part of the vector holds the names.
+  const previous = order === 'RELEVANCE' && tier > 0 ? search.tiers[tier - 1] : undefined;
+  const nameCondition = previous === undefined ? byName : sql`${byName} and ${matches}`;
+  const byNameToo = previous?.query !== definition.query;
+  // Only the first `limit` name matches take part in the union: a common word's thousand
+  // would otherwise all be compared for duplicates.
+  const parts = byNameToo
+    ? [sql`(select * from name_matches s order by ${keys} limit ${limit})`]
+    : [];
+  // A tier of names and brands only has no matches by category: not even planned.
+  if (definition.weights !== '{a,b}') {
+    const config = configLiteral(search.config);
+    // The names the tier reads: a leaf's own for name, brand and category ({a,b,c}).
+    const categoryNames =
+      definition.weights === null
+        ? sql`t.leaf_names || ' ' || t.ancestor_names`
+        : sql`t.leaf_names`;
+    parts.push(sql`
       select w.* from category_search_texts t
        join categories c on c.id = t.category_id and c.is_leaf
        cross join lateral (${categoryTierMatches(filter, keys, columns, matches, {
          limit,
          headRows: categoryHeadRows,
        })}) as w
-       where ${definition.weights === '{a,b}' ? sql`false` : sql`true`}
-         and t.search_config = ${sql.lit(search.config)}::regconfig
-         and to_tsvector(${config}, ${categoryNames}) @@ to_tsquery(${config}, ${definition.anyTerm})),
-    matches as (select * from by_name union select * from by_category)
+       where t.search_config = ${sql.lit(search.config)}::regconfig
+         and to_tsvector(${config}, ${categoryNames}) @@ to_tsquery(${config}, ${definition.anyTerm})`);
+  }
+  const { rows } = await sql<{ product_id: number }>`
+    with ${
+      byNameToo
+        ? sql`name_matches as materialized (
+                select ${columns} from product_market_summaries s
+                 where ${textMatchConditions(filter)} and ${nameCondition}),`
+        : sql``
+    }
+    matches as (${sql.join(parts, sql` union `)})
     select s.product_id from matches s
      order by ${keys}
      limit ${limit}`.execute(db);
@@ -385,7 +449,8 @@ export interface SearchOptions {
  * seconds off either way. So: one statement finds the matches among the front rows; a
  * tier's front matches are its head (every other match of the tier comes after the front
  * rows in the order), so when they fill the tier's share of the page they are used, and
- * only a tier they cannot fill is asked of the text indexes (one more statement each).
+ * only a tier they cannot fill, and that its lexicon admits, is asked of the text indexes
+ * (one more statement each).
  */
 export async function searchProductIds(
   db: Kysely<Database>,
@@ -403,7 +468,7 @@ export async function searchProductIds(
     const wanted = end - ranked.length;
     if (wanted <= 0) break;
     ranked.push(
-      ...(frontIsEverything || inFront.length >= wanted
+      ...(frontIsEverything || inFront.length >= wanted || !front.possible[tier]
         ? inFront.slice(0, wanted)
         : await listTierMatches(db, filter, order, tier, wanted, categoryHeadRows)),
     );
@@ -423,11 +488,14 @@ export async function countSearchMatches(
   db: Kysely<Database>,
   filter: SearchFilter,
 ): Promise<number> {
-  if (filter.text.tiers.length === 0) return 0;
+  const whole = filter.text.tiers.at(-1);
+  if (whole === undefined) return 0;
+  // The lexicon's verdict is a one-time filter: a search it rules out reads no product.
   const { rows } = await sql<{ total: number }>`
     select count(*)::int as total
       from (select from product_market_summaries s
-             where ${listingConditions(filter)}
+             where ${lexiconAdmits(filter.text, whole)}
+               and ${listingConditions(filter)}
                and ${vectorMatchesSearch(filter.text, sql`s.search_vector`)}
              limit ${SEARCH_COUNT_CAP}) as counted`.execute(db);
   return rows[0]?.total ?? 0;

@@ -1,8 +1,17 @@
 /**
- * The search vocabulary (migration 0005): per market language, the words of product names,
- * brand names and category names in that language, as typed (lowercased, not stemmed), the
- * words a mistyped query term is corrected towards (src/search/). Derived data: rebuilt by
- * the migration and after every seed; the process reads a language's words once.
+ * What the catalogue's search vectors are made of, per market language, kept beside them as
+ * derived data (rebuilt by the migrations that add it and after every seed; a change to
+ * names needs rebuildSearchWords as it needs a summary refresh):
+ *
+ *   search_vocabulary  (0005) the words of product names, brand names and category names in
+ *                      that language, as typed (lowercased, not stemmed): what a mistyped
+ *                      query term is corrected towards (src/search/). The process reads a
+ *                      language's words once.
+ *   search_lexicons    (0006) the same texts' lexemes (stemmed, as the vectors hold them), one
+ *                      stripped tsvector per part a relevance tier reads: names and brands,
+ *                      those and leaf category names, everything. A tier whose query the
+ *                      lexicon does not match can match no product, so a search skips it
+ *                      without reading a product (product-search.ts).
  */
 import { sql, type Kysely } from 'kysely';
 import { SEARCH_WORD } from '../../search/words.ts';
@@ -11,34 +20,65 @@ import type { Database } from '../types.ts';
 /** Only words of letters are corrected: a typo in "s24" or "128gb" is another model. */
 const LETTERS_ONLY = /^[\p{L}\p{M}]+$/u;
 
+/** The distinct white-space-separated tokens of the texts the search vectors are made of. */
+interface CatalogueTokens {
+  /** Of product and brand names: the same in every language. */
+  names: Set<string>;
+  /** Per language: of categories' own names (translated and English), and of their ancestors'. */
+  leaves: Map<string, Set<string>>;
+  ancestors: Map<string, Set<string>>;
+}
+
 /**
- * Replaces the vocabulary with the words the catalogue's search vectors hold now. The
- * database splits names at white space (its distinct tokens are a few thousand even for a
- * million products); the words within them are taken here by the same rule as a query's.
+ * The tokens, split by the database at white space: the distinct tokens are a few thousand
+ * even for a million products. Splitting keeps each token whole, so the full-text parser
+ * reads a token list as it reads the names (it never joins across white space).
  */
-export async function rebuildSearchVocabulary(db: Kysely<any>): Promise<number> {
-  const { rows } = await sql<{ search_config: string | null; token: string }>`
-    select null as search_config, token
+async function readCatalogueTokens(db: Kysely<any>): Promise<CatalogueTokens> {
+  const { rows } = await sql<{
+    part: 'names' | 'leaves' | 'ancestors';
+    config: string;
+    token: string;
+  }>`
+    select 'names' as part, '' as config, token
       from (select regexp_split_to_table(lower(name), '\\s+') as token from products
             union
             select regexp_split_to_table(lower(name), '\\s+') from brands) as names
     union all
-    select distinct t.search_config::text,
-           regexp_split_to_table(lower(t.leaf_names || ' ' || t.ancestor_names), '\\s+')
+    select distinct 'leaves', t.search_config::text, regexp_split_to_table(lower(t.leaf_names), '\\s+')
+      from category_search_texts t
+    union all
+    select distinct 'ancestors', t.search_config::text,
+           regexp_split_to_table(lower(t.ancestor_names), '\\s+')
       from category_search_texts t`.execute(db);
   const { rows: configs } = await sql<{ search_config: string }>`
     select distinct search_config::text as search_config from markets`.execute(db);
-  const shared = new Set<string>();
-  const perConfig = new Map(configs.map((row) => [row.search_config, new Set<string>()]));
-  for (const { search_config: config, token } of rows) {
-    const words = (token.match(SEARCH_WORD) ?? []).filter((word) => LETTERS_ONLY.test(word));
-    const target = config === null ? shared : perConfig.get(config);
-    for (const word of words) target?.add(word);
+  const perConfig = () => new Map(configs.map((row) => [row.search_config, new Set<string>()]));
+  const tokens: CatalogueTokens = { names: new Set(), leaves: perConfig(), ancestors: perConfig() };
+  for (const { part, config, token } of rows) {
+    if (token === '') continue;
+    if (part === 'names') tokens.names.add(token);
+    else tokens[part].get(config)?.add(token);
   }
+  return tokens;
+}
+
+/** Replaces the vocabulary with the words the catalogue's search vectors hold now. */
+export async function rebuildSearchVocabulary(
+  db: Kysely<any>,
+  tokens?: CatalogueTokens,
+): Promise<number> {
+  const { names, leaves, ancestors } = tokens ?? (await readCatalogueTokens(db));
+  const wordsOf = (texts: Iterable<string>) =>
+    [...texts]
+      .flatMap((token) => token.match(SEARCH_WORD) ?? [])
+      .filter((word) => LETTERS_ONLY.test(word));
+  const shared = wordsOf(names);
   const configColumn: string[] = [];
   const wordColumn: string[] = [];
-  for (const [config, words] of perConfig) {
-    for (const word of new Set([...shared, ...words])) {
+  for (const [config, leafTokens] of leaves) {
+    const words = new Set([...shared, ...wordsOf(leafTokens), ...wordsOf(ancestors.get(config)!)]);
+    for (const word of words) {
       configColumn.push(config);
       wordColumn.push(word);
     }
@@ -50,6 +90,34 @@ export async function rebuildSearchVocabulary(db: Kysely<any>): Promise<number> 
     db,
   );
   return wordColumn.length;
+}
+
+/** Replaces the lexicons with the lexemes of the texts the search vectors are made of now. */
+export async function rebuildSearchLexicons(
+  db: Kysely<any>,
+  tokens?: CatalogueTokens,
+): Promise<void> {
+  const { names, leaves, ancestors } = tokens ?? (await readCatalogueTokens(db));
+  const configs = [...leaves.keys()];
+  const text = (tokens: Iterable<string>) => [...tokens].join(' ');
+  await sql`delete from search_lexicons`.execute(db);
+  await sql`
+    insert into search_lexicons (search_config, names, names_and_leaves, everything)
+    select t.config::regconfig, strip(to_tsvector(c.search, t.names)),
+           strip(to_tsvector(c.search, t.names || ' ' || t.leaves)),
+           strip(to_tsvector(c.search, t.names || ' ' || t.leaves || ' ' || t.ancestors))
+      from unnest(${configs}::text[], ${configs.map(() => text(names))}::text[],
+                  ${configs.map((config) => text(leaves.get(config)!))}::text[],
+                  ${configs.map((config) => text(ancestors.get(config)!))}::text[])
+             as t(config, names, leaves, ancestors)
+     cross join lateral (select search_config_of(t.config::regconfig) as search) as c`.execute(db);
+}
+
+/** Rebuilds the vocabulary and the lexicons from one reading of the catalogue's names. */
+export async function rebuildSearchWords(db: Kysely<any>): Promise<number> {
+  const tokens = await readCatalogueTokens(db);
+  await rebuildSearchLexicons(db, tokens);
+  return rebuildSearchVocabulary(db, tokens);
 }
 
 /** A language's vocabulary. */
