@@ -38,6 +38,7 @@ describe.each(kinds)('migrations on %s', (kind) => {
       'brands:BASE TABLE',
       'categories:BASE TABLE',
       'category_search_texts:VIEW',
+      'category_search_vectors:BASE TABLE',
       'category_translations:BASE TABLE',
       'gtins:BASE TABLE',
       'markets:BASE TABLE',

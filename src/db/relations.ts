@@ -25,6 +25,7 @@ const RELATIONS = Object.keys({
   category_search_texts: true,
   search_vocabulary: true,
   search_lexicons: true,
+  category_search_vectors: true,
 } satisfies Record<keyof Database, true>);
 
 /** The service's relations missing from the database's search path, in a stable order. */

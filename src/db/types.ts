@@ -198,6 +198,14 @@ export interface SearchLexiconsTable {
   everything: string;
 }
 
+/** Per leaf category and language, the vectors of its names (alone, and with its ancestors'). */
+export interface CategorySearchVectorsTable {
+  category_id: number;
+  search_config: string;
+  leaf_names: string;
+  all_names: string;
+}
+
 export interface Database {
   markets: MarketsTable;
   brands: BrandsTable;
@@ -218,4 +226,5 @@ export interface Database {
   category_search_texts: CategorySearchTextsTable;
   search_vocabulary: SearchVocabularyTable;
   search_lexicons: SearchLexiconsTable;
+  category_search_vectors: CategorySearchVectorsTable;
 }

@@ -6,8 +6,10 @@
  * The search is the gateway's own (src/db/repositories/product-search.ts, order RELEVANCE,
  * no filters), its SQL copied here clause for clause so that the two do the same work:
  * findFrontMatches's statement (the first FRONT_ROWS listed products, each given its
- * relevance tier), then, for a tier whose front matches cannot fill its share of the page,
- * listTierMatches's statement (the tier's matches through the search vectors' GIN index).
+ * relevance tier, and whether the language's lexicon admits each tier), then, for a tier
+ * whose front matches cannot fill its share of the page and that the lexicon admits,
+ * listTierMatches's statement (the tier's matches through the search vectors' GIN index and
+ * the heads of the categories whose names match).
  * The gateway decides in JavaScript between its statements; here the same decisions are
  * CTEs, and each fallback runs behind a one-time filter, so it is executed only when the
  * gateway would run it. Everything is one statement, ending in the response body. The
@@ -28,7 +30,7 @@ import { logo, offerPrice, periodPrice } from './offers.ts';
 import { productIdentity } from './product-identity.ts';
 
 /** src/db/repositories/product-search.ts FRONT_ROWS. */
-export const FRONT_ROWS = 2_000;
+export const FRONT_ROWS = 1_000;
 
 /** src/db/repositories/product-search.ts CATEGORY_HEAD_ROWS. */
 const CATEGORY_HEAD_ROWS = 500;
@@ -86,23 +88,38 @@ function searchSql(config: string, weights: readonly TierWeights[]) {
       : `case ${better.map((tier) => `when ${matches(vector, tier)} then ${tier}`).join(' ')} else ${last} end`;
   // product-search.ts listTierMatches's two places: names and brands, and categories.
   const search = `'search_${config}'::regconfig`;
+  const query = (tier: number) => `$${FIRST_QUERY_PARAMETER + tier}`;
   const anyTerm = (tier: number) => `$${FIRST_QUERY_PARAMETER + weights.length + tier}`;
   const byCategory = weights.map((tierWeights, tier) => {
     // Names and brands only: no category holds its matches (false, typing the parameter).
     if (tierWeights === '{a,b}') return `${anyTerm(tier)}::text is null`;
-    const names = tierWeights === null ? `t.leaf_names || ' ' || t.ancestor_names` : 't.leaf_names';
+    const names = tierWeights === null ? 't.all_names' : 't.leaf_names';
     return `t.search_config = '${config}'::regconfig
-             and to_tsvector(${search}, ${names}) @@ to_tsquery(${search}, ${anyTerm(tier)})`;
+             and ${names} @@ to_tsquery(${search}, ${anyTerm(tier)})`;
   });
+  // product-search.ts lexiconAdmits.
+  const lexiconParts = { '{a,b}': 'names', '{a,b,c}': 'names_and_leaves' } as const;
+  const admitted = weights.map(
+    (tierWeights, tier) =>
+      `coalesce((select l.${tierWeights === null ? 'everything' : lexiconParts[tierWeights]}
+                        @@ to_tsquery(${search}, ${query(tier)})
+                   from search_lexicons l where l.search_config = '${config}'::regconfig), true)`,
+  );
+  const byName = (tier: number) =>
+    `ts_filter(s.search_vector, '{a,b}'::"char"[]) @@ to_tsquery(${search}, ${query(tier)})`;
   return {
-    tierOf: tierOf('f.search_vector'),
-    frontMatches: matches('f.search_vector', last),
+    tierOf: tierOf('s.search_vector'),
+    frontMatches: matches('s.search_vector', last),
     indexed: weights.map((_, tier) => tierCondition('s.search_vector', tier)),
-    byName: weights.map(
-      (_, tier) =>
-        `ts_filter(s.search_vector, '{a,b}'::"char"[]) @@ to_tsquery(${search}, $${FIRST_QUERY_PARAMETER + tier})`,
+    // Tier 0's name condition is its query; a later tier must also miss the one before, and
+    // has no name matches of its own when its query is its predecessor's.
+    byName: weights.map((_, tier) =>
+      tier === 0
+        ? byName(0)
+        : `${query(tier)} <> ${query(tier - 1)} and ${byName(tier)} and ${tierCondition('s.search_vector', tier)}`,
     ),
     byCategory,
+    admitted,
   };
 }
 
@@ -134,7 +151,10 @@ export function suggestionsStatement(config: string, weights: readonly TierWeigh
 }
 
 function statementText(config: string, weights: readonly TierWeights[]): string {
-  const { tierOf, frontMatches, indexed, byName, byCategory } = searchSql(config, weights);
+  const { tierOf, frontMatches, indexed, byName, byCategory, admitted } = searchSql(
+    config,
+    weights,
+  );
   const tierCounts = indexed.map((_, tier) => `count(*) filter (where tier = ${tier}) as n${tier}`);
   const chosen = indexed.map(
     (_, tier) => `select product_id, ${tier} as tier, position from chosen${tier}`,
@@ -148,36 +168,40 @@ function statementText(config: string, weights: readonly TierWeights[]): string 
       tier === 0 ? '$3::bigint' : `d${tier - 1}.wanted - (select count(*) from chosen${tier - 1})`;
     return `
   d${tier} as (
-    select w.wanted, st.front_size >= $2 and st.n${tier} < w.wanted as fallback
+    select w.wanted,
+           st.front_size >= $2 and st.n${tier} < w.wanted and (st.admitted)[${tier + 1}]
+             as fallback
       from front_stats st, (select ${wanted} as wanted
                               ${tier === 0 ? '' : `from d${tier - 1}`}) as w),
   fallback${tier} as materialized (
     select x.product_id, row_number() over (order by x.popularity desc, x.product_id) as position
       from (
         -- product-search.ts listTierMatches: by name and brand, and by category.
-        with by_name as materialized (
+        with name_matches as materialized (
           select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
             from product_market_summaries s
-           where (select fallback from d${tier}) and s.market = $1 and ${byName[tier]}
-             and ${indexed[tier]}),
+           where (select fallback from d${tier}) and (s.market = $1) is true
+             and ${byName[tier]}),
+        by_name as (
+          select * from name_matches s order by s.popularity desc, s.product_id
+           limit (select greatest(wanted, 0) from d${tier})),
         by_category as (
-          select w.* from category_search_texts t
-            join categories c on c.id = t.category_id and c.is_leaf
+          select w.* from category_search_vectors t
            cross join lateral (
              -- product-search.ts categoryTierMatches: the category's head, or all of it.
              with head as materialized (
                select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage,
-                      s.search_vector
+                      ${indexed[tier]} as matches
                  from product_market_summaries s
                 where s.category_id = t.category_id and s.market = $1
                 order by s.popularity desc, s.product_id limit ${CATEGORY_HEAD_ROWS}),
              head_matches as materialized (
                select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
-                 from head s where ${indexed[tier]}
+                 from head s where s.matches
                 order by s.popularity desc, s.product_id
                 limit (select greatest(wanted, 0) from d${tier}))
              select * from head_matches
-             union all
+             union
              (select s.product_id, s.popularity, s.lowest_price, s.price_trend_percentage
                 from product_market_summaries s
                where (select count(*) from head) = ${CATEGORY_HEAD_ROWS}
@@ -199,27 +223,26 @@ function statementText(config: string, weights: readonly TierWeights[]): string 
 
   return `
 with
-  walk as materialized (
-    select s.product_id, s.search_vector,
-           row_number() over (order by s.popularity desc, s.product_id) as ordinal
+  -- product-search.ts findFrontMatches: each row's tier computed as it is read.
+  front as materialized (
+    select s.product_id, s.popularity,
+           case when ${frontMatches} then ${tierOf} end as tier
       from (select s.product_id, s.popularity, s.search_vector from product_market_summaries s
              where s.market = $1
              order by s.popularity desc, s.product_id limit $2) as s),
-  front as materialized (select w.product_id, w.ordinal, w.search_vector from walk w),
-  -- product-search.ts frontTiers.
-  tiers as (
-    select f.product_id, f.ordinal, ${tierOf} as tier from front f
-     where ${frontMatches}),
   tiered as (
-    select t.product_id, t.tier,
-           row_number() over (partition by t.tier order by t.ordinal) as position
-      from tiers t),
+    select s.product_id, s.tier,
+           row_number() over (partition by s.tier order by s.popularity desc, s.product_id)
+             as position
+      from front s
+     where s.tier is not null),
   front_matches as materialized (
-    select walked.size::int as front_size, t.product_id, t.tier, t.position
-      from (select count(*) as size from walk) as walked
+    select walked.size::int as front_size, walked.admitted, t.product_id, t.tier, t.position
+      from (select count(*) as size, array[${admitted.join(', ')}] as admitted from front)
+             as walked
       left join tiered t on t.position <= $3),
   front_stats as (
-    select max(front_size) as front_size,
+    select max(front_size) as front_size, max(admitted) as admitted,
            ${tierCounts.join(', ')}
       from front_matches),
   ${tierCtes.join('').trim()}

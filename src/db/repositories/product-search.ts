@@ -166,9 +166,12 @@ function orderWithinTier(order: SearchOrder): ListingOrder {
 
 /**
  * How many listed products a search looks at first, in the list's order: a broad query
- * finds its page among them. Matching 2,000 stored search vectors takes a few milliseconds.
+ * finds its page among them (one matching a listed product in 170 fills a page of six).
+ * Reading and matching 1,000 stored search vectors takes about 2 ms at any scale; each
+ * thousand more adds as much to every search, while a query too rare for them goes to the
+ * text indexes either way (docs/benchmarks.md, "W3").
  */
-export const FRONT_ROWS = 2_000;
+export const FRONT_ROWS = 1_000;
 
 interface Walk {
   /** At most frontRows listed products `s`, in the order, with their search vectors. */
@@ -320,8 +323,9 @@ export const CATEGORY_HEAD_ROWS = 500;
  * the category's index in the order: they are looked for among its first CATEGORY_HEAD_ROWS,
  * and only a category whose head holds too few is searched whole. Left to itself, Postgres
  * estimates the text condition far too selective, reads the whole category (70,000 products
- * at the large scale, 0.3 s) and sorts it. The whole category's matches include the
- * head's: `union` lists each once.
+ * at the large scale, 0.3 s) and sorts it. The head keeps whether each row matches, not its
+ * vector (copying 500 vectors costs more than matching them). The whole category's matches
+ * include the head's: `union` lists each once.
  */
 function categoryTierMatches(
   filter: SearchFilter,
@@ -333,11 +337,11 @@ function categoryTierMatches(
   const inCategory = sql`s.category_id = t.category_id and ${listingConditions(filter)}`;
   return sql`
     with head as materialized (
-      select ${columns}, s.search_vector from product_market_summaries s
+      select ${columns}, ${matches} as matches from product_market_summaries s
        where ${inCategory}
        order by ${keys} limit ${headRows}),
     head_matches as materialized (
-      select ${columns} from head s where ${matches} order by ${keys} limit ${limit})
+      select ${columns} from head s where s.matches order by ${keys} limit ${limit})
     select * from head_matches
     union
     (select ${columns} from product_market_summaries s
@@ -404,21 +408,16 @@ export async function listTierMatches(
     : [];
   // A tier of names and brands only has no matches by category: not even planned.
   if (definition.weights !== '{a,b}') {
-    const config = configLiteral(search.config);
     // The names the tier reads: a leaf's own for name, brand and category ({a,b,c}).
-    const categoryNames =
-      definition.weights === null
-        ? sql`t.leaf_names || ' ' || t.ancestor_names`
-        : sql`t.leaf_names`;
+    const categoryNames = definition.weights === null ? sql`t.all_names` : sql`t.leaf_names`;
     parts.push(sql`
-      select w.* from category_search_texts t
-       join categories c on c.id = t.category_id and c.is_leaf
+      select w.* from category_search_vectors t
        cross join lateral (${categoryTierMatches(filter, keys, columns, matches, {
          limit,
          headRows: categoryHeadRows,
        })}) as w
        where t.search_config = ${sql.lit(search.config)}::regconfig
-         and to_tsvector(${config}, ${categoryNames}) @@ to_tsquery(${config}, ${definition.anyTerm})`);
+         and ${categoryNames} @@ to_tsquery(${configLiteral(search.config)}, ${definition.anyTerm})`);
   }
   const { rows } = await sql<{ product_id: number }>`
     with ${

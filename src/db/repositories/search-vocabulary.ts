@@ -12,6 +12,9 @@
  *                      those and leaf category names, everything. A tier whose query the
  *                      lexicon does not match can match no product, so a search skips it
  *                      without reading a product (product-search.ts).
+ *   category_search_vectors (0006) per leaf category and language, the vectors of its own
+ *                      names and of those with its ancestors': the categories a tier's
+ *                      category words find, without building the texts per statement.
  */
 import { sql, type Kysely } from 'kysely';
 import { SEARCH_WORD } from '../../search/words.ts';
@@ -113,10 +116,26 @@ export async function rebuildSearchLexicons(
      cross join lateral (select search_config_of(t.config::regconfig) as search) as c`.execute(db);
 }
 
-/** Rebuilds the vocabulary and the lexicons from one reading of the catalogue's names. */
+/** Replaces the leaf categories' vectors with those of their names now. */
+export async function rebuildCategorySearchVectors(db: Kysely<any>): Promise<void> {
+  await sql`delete from category_search_vectors`.execute(db);
+  await sql`
+    insert into category_search_vectors (category_id, search_config, leaf_names, all_names)
+    select t.category_id, t.search_config,
+           to_tsvector(search_config_of(t.search_config), t.leaf_names),
+           to_tsvector(search_config_of(t.search_config), t.leaf_names || ' ' || t.ancestor_names)
+      from category_search_texts t
+      join categories c on c.id = t.category_id and c.is_leaf`.execute(db);
+}
+
+/**
+ * Rebuilds the vocabulary, the lexicons and the categories' vectors, the vocabulary and the
+ * lexicons from one reading of the catalogue's names.
+ */
 export async function rebuildSearchWords(db: Kysely<any>): Promise<number> {
   const tokens = await readCatalogueTokens(db);
   await rebuildSearchLexicons(db, tokens);
+  await rebuildCategorySearchVectors(db);
   return rebuildSearchVocabulary(db, tokens);
 }
 
