@@ -3,11 +3,11 @@
  * (src/db/repositories/search-vocabulary.ts):
  *
  *   search_lexicons          per market language, one stripped tsvector of the lexemes of
- *                            product and brand names, one adding leaf category names, one
- *                            adding every category name: the parts of the vector a relevance
- *                            tier reads. A tier its lexicon does not match can match no
- *                            product: a mistyped name ("iphnoe") skips the exact and prefix
- *                            tiers, each of which was a statement that found nothing.
+ *                            product and brand names, the part of the vector the first
+ *                            relevance tier reads, and one adding every category's names. A
+ *                            tier its lexicon does not match can match no product: a mistyped
+ *                            name ("iphnoe") skips the exact and prefix tiers, each of which
+ *                            was a statement that found nothing.
  *   category_search_vectors  per leaf category and language, the vectors of its names and of
  *                            those with its ancestors', which each statement looking for a
  *                            tier's matches by category built anew from category_search_texts
@@ -23,11 +23,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create table search_lexicons (
               search_config regconfig primary key,
               names tsvector not null,
-              names_and_leaves tsvector not null,
-              everything tsvector not null)`.execute(db);
+              names_and_categories tsvector not null)`.execute(db);
   await rebuildSearchLexicons(db);
+  // Derived data, rebuilt whole with the vocabulary: no foreign key, which would keep a seed
+  // from truncating the categories.
   await sql`create table category_search_vectors (
-              category_id integer not null references categories (id) on delete cascade,
+              category_id integer not null,
               search_config regconfig not null,
               leaf_names tsvector not null,
               all_names tsvector not null,

@@ -188,14 +188,13 @@ export interface SearchVocabularyTable {
 }
 
 /**
- * The lexemes of the search vectors per language, by the part of the vector a relevance tier
- * reads (stripped: no positions, no weights).
+ * The lexemes of the search vectors per language: of names and brands, and of those and every
+ * category's names (stripped: no positions, no weights).
  */
 export interface SearchLexiconsTable {
   search_config: string;
   names: string;
-  names_and_leaves: string;
-  everything: string;
+  names_and_categories: string;
 }
 
 /** Per leaf category and language, the vectors of its names (alone, and with its ancestors'). */

@@ -10,8 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { refreshProductMarketSummaries } from '../../src/db/repositories/product-market-summaries.ts';
-import { SEARCH_COUNT_CAP } from '../../src/db/repositories/product-search.ts';
+import {
+  findFrontMatches,
+  SEARCH_COUNT_CAP,
+  searchProductIds,
+  searchTermOf,
+  splitQuery,
+  textSearchOf,
+} from '../../src/db/repositories/product-search.ts';
 import { rebuildSearchWords } from '../../src/db/repositories/search-vocabulary.ts';
+import { readTypoVocabulary } from '../../src/search/vocabularies.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertOffers, insertProduct } from '../helpers/fixtures.ts';
 import { postGraphql } from '../helpers/graphql.ts';
@@ -272,6 +280,67 @@ describe(`text search matching on ${databaseKind}`, () => {
         const body = (await response.json()) as { data: { productId: string }[] };
         expect(Number(body.data[0]?.productId), query).toBe(first);
       }
+    });
+  });
+
+  // Last: it adds a product.
+  describe('the lexicon (search_lexicons)', () => {
+    async function textSearch(query: string) {
+      const terms = splitQuery(query).flatMap((term) => searchTermOf(term) ?? []);
+      return textSearchOf('swedish', terms, await readTypoVocabulary(database.db, 'swedish'));
+    }
+
+    /** Per relevance tier, whether the lexicon admits it (a front of one row: no matches). */
+    async function admitted(query: string): Promise<boolean[]> {
+      const filter = { market: 'se' as const, text: await textSearch(query) };
+      const front = await findFrontMatches(database.db, filter, 'RELEVANCE', {
+        frontRows: 1,
+        perTier: 5,
+      });
+      return front.possible;
+    }
+
+    it('rules out the tiers no product can match', async () => {
+      // Tiers: names and brands, and the leaf category, and the categories above, prefixes,
+      // typos (when the vocabulary corrects a term).
+      expect(await admitted('samsung')).toEqual([true, true, true, true]);
+      expect(await admitted('sams')).toEqual([false, false, false, true]);
+      expect(await admitted('samsnug')).toEqual([false, false, false, false, true]);
+      expect(await admitted('samsung samsnug')).toEqual([false, false, false, false, true]);
+      // "TV & ljud" names a category: no product's name or brand.
+      expect(await admitted('ljud')).toEqual([false, true, true, true]);
+      expect(await admitted('qwxzv')).toEqual([false, false, false, false]);
+    });
+
+    it('spares a mistyped name the statements of the tiers it rules out', async () => {
+      // With a front of one product, every tier short of the page asks the text indexes:
+      // here only the typo tier, after the front's statement.
+      const filter = { market: 'se' as const, text: await textSearch('samsnug') };
+      const before = database.statements.length;
+      const ids = await searchProductIds(
+        database.db,
+        filter,
+        'RELEVANCE',
+        { offset: 0, limit: 5 },
+        { frontRows: 1 },
+      );
+      expect(ids).toEqual([1]);
+      expect(database.statements.length - before).toBe(2);
+    });
+
+    it('holds the words of a product added once the search words are rebuilt', async () => {
+      await insertProduct(database.db, 9, {
+        name: 'Zephyrine Kettle',
+        brand_id: brandId('Moccamaster'),
+        category_id: 22,
+        popularity: 1,
+      });
+      await insertOffers(database.db, [{ id: 9000, product_id: 9, price: 10, market: 'se' }]);
+      await refreshProductMarketSummaries(database.db, { asOf: AS_OF });
+      await rebuildSearchWords(database.db);
+      expect(await admitted('zephyrine')).toEqual([true, true, true, true]);
+      expect(await search('zephyrine')).toEqual([9]);
+      expect(await search('zephyr')).toEqual([9]);
     });
   });
 });

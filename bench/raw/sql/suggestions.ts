@@ -98,10 +98,9 @@ function searchSql(config: string, weights: readonly TierWeights[]) {
              and ${names} @@ to_tsquery(${search}, ${anyTerm(tier)})`;
   });
   // product-search.ts lexiconAdmits.
-  const lexiconParts = { '{a,b}': 'names', '{a,b,c}': 'names_and_leaves' } as const;
   const admitted = weights.map(
     (tierWeights, tier) =>
-      `coalesce((select l.${tierWeights === null ? 'everything' : lexiconParts[tierWeights]}
+      `coalesce((select l.${tierWeights === '{a,b}' ? 'names' : 'names_and_categories'}
                         @@ to_tsquery(${search}, ${query(tier)})
                    from search_lexicons l where l.search_config = '${config}'::regconfig), true)`,
   );

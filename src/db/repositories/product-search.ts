@@ -241,20 +241,15 @@ function tierDefinitionsOf(search: TextSearch, order: SearchOrder): RelevanceTie
   return order === 'RELEVANCE' ? search.tiers : search.tiers.slice(-1);
 }
 
-/** The lexicon's part (search_lexicons) holding every lexeme of a tier's part of the vector. */
-const LEXICON_PARTS = {
-  '{a,b}': sql`l.names`,
-  '{a,b,c}': sql`l.names_and_leaves`,
-} as const;
-
 /**
  * Whether some product could match the tier: every one of its terms is, in one of its
- * alternatives, a lexeme of the part of the language's vectors the tier reads. One that
- * is not can match nothing (a mistyped word is no lexeme, nor any lexeme's beginning), so
- * the tier needs no statement of its own. A language without a lexicon excludes nothing.
+ * alternatives, a lexeme of the part of the language's vectors the tier reads (the first
+ * tier names and brands, the others categories' names too). One that is not can match
+ * nothing (a mistyped word is no lexeme, nor any lexeme's beginning), so the tier needs no
+ * statement of its own. A language without a lexicon excludes nothing.
  */
 export function lexiconAdmits(search: TextSearch, tier: RelevanceTier): RawBuilder<boolean> {
-  const part = tier.weights === null ? sql`l.everything` : LEXICON_PARTS[tier.weights];
+  const part = tier.weights === '{a,b}' ? sql`l.names` : sql`l.names_and_categories`;
   return sql<boolean>`coalesce((select ${part} @@ to_tsquery(${configLiteral(search.config)}, ${tier.query})
                                   from search_lexicons l
                                  where l.search_config = ${sql.lit(search.config)}::regconfig), true)`;

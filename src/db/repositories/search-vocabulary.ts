@@ -7,11 +7,12 @@
  *                      that language, as typed (lowercased, not stemmed): what a mistyped
  *                      query term is corrected towards (src/search/). The process reads a
  *                      language's words once.
- *   search_lexicons    (0006) the same texts' lexemes (stemmed, as the vectors hold them), one
- *                      stripped tsvector per part a relevance tier reads: names and brands,
- *                      those and leaf category names, everything. A tier whose query the
- *                      lexicon does not match can match no product, so a search skips it
- *                      without reading a product (product-search.ts).
+ *   search_lexicons    (0006) the same texts' lexemes (stemmed, as the vectors hold them):
+ *                      one stripped tsvector of names and brands, the part of the vector the
+ *                      first relevance tier reads, and one adding every category's names,
+ *                      which every other tier's part can hold. A tier whose query the lexicon
+ *                      does not match can match no product, so a search skips it without
+ *                      reading a product (product-search.ts).
  *   category_search_vectors (0006) per leaf category and language, the vectors of its own
  *                      names and of those with its ancestors': the categories a tier's
  *                      category words find, without building the texts per statement.
@@ -27,9 +28,11 @@ const LETTERS_ONLY = /^[\p{L}\p{M}]+$/u;
 interface CatalogueTokens {
   /** Of product and brand names: the same in every language. */
   names: Set<string>;
-  /** Per language: of categories' own names (translated and English), and of their ancestors'. */
-  leaves: Map<string, Set<string>>;
-  ancestors: Map<string, Set<string>>;
+  /**
+   * Per language, of every category's own names (translated and English): a vector's
+   * category part holds its category's and its ancestors', each some category's own.
+   */
+  categories: Map<string, Set<string>>;
 }
 
 /**
@@ -38,30 +41,24 @@ interface CatalogueTokens {
  * reads a token list as it reads the names (it never joins across white space).
  */
 async function readCatalogueTokens(db: Kysely<any>): Promise<CatalogueTokens> {
-  const { rows } = await sql<{
-    part: 'names' | 'leaves' | 'ancestors';
-    config: string;
-    token: string;
-  }>`
-    select 'names' as part, '' as config, token
+  const { rows } = await sql<{ config: string | null; token: string }>`
+    select null as config, token
       from (select regexp_split_to_table(lower(name), '\\s+') as token from products
             union
             select regexp_split_to_table(lower(name), '\\s+') from brands) as names
     union all
-    select distinct 'leaves', t.search_config::text, regexp_split_to_table(lower(t.leaf_names), '\\s+')
-      from category_search_texts t
-    union all
-    select distinct 'ancestors', t.search_config::text,
-           regexp_split_to_table(lower(t.ancestor_names), '\\s+')
+    select distinct t.search_config::text, regexp_split_to_table(lower(t.leaf_names), '\\s+')
       from category_search_texts t`.execute(db);
   const { rows: configs } = await sql<{ search_config: string }>`
     select distinct search_config::text as search_config from markets`.execute(db);
-  const perConfig = () => new Map(configs.map((row) => [row.search_config, new Set<string>()]));
-  const tokens: CatalogueTokens = { names: new Set(), leaves: perConfig(), ancestors: perConfig() };
-  for (const { part, config, token } of rows) {
+  const tokens: CatalogueTokens = {
+    names: new Set(),
+    categories: new Map(configs.map((row) => [row.search_config, new Set<string>()])),
+  };
+  for (const { config, token } of rows) {
     if (token === '') continue;
-    if (part === 'names') tokens.names.add(token);
-    else tokens[part].get(config)?.add(token);
+    if (config === null) tokens.names.add(token);
+    else tokens.categories.get(config)?.add(token);
   }
   return tokens;
 }
@@ -71,7 +68,7 @@ export async function rebuildSearchVocabulary(
   db: Kysely<any>,
   tokens?: CatalogueTokens,
 ): Promise<number> {
-  const { names, leaves, ancestors } = tokens ?? (await readCatalogueTokens(db));
+  const { names, categories } = tokens ?? (await readCatalogueTokens(db));
   const wordsOf = (texts: Iterable<string>) =>
     [...texts]
       .flatMap((token) => token.match(SEARCH_WORD) ?? [])
@@ -79,9 +76,8 @@ export async function rebuildSearchVocabulary(
   const shared = wordsOf(names);
   const configColumn: string[] = [];
   const wordColumn: string[] = [];
-  for (const [config, leafTokens] of leaves) {
-    const words = new Set([...shared, ...wordsOf(leafTokens), ...wordsOf(ancestors.get(config)!)]);
-    for (const word of words) {
+  for (const [config, categoryTokens] of categories) {
+    for (const word of new Set([...shared, ...wordsOf(categoryTokens)])) {
       configColumn.push(config);
       wordColumn.push(word);
     }
@@ -100,19 +96,17 @@ export async function rebuildSearchLexicons(
   db: Kysely<any>,
   tokens?: CatalogueTokens,
 ): Promise<void> {
-  const { names, leaves, ancestors } = tokens ?? (await readCatalogueTokens(db));
-  const configs = [...leaves.keys()];
+  const { names, categories } = tokens ?? (await readCatalogueTokens(db));
+  const configs = [...categories.keys()];
   const text = (tokens: Iterable<string>) => [...tokens].join(' ');
   await sql`delete from search_lexicons`.execute(db);
   await sql`
-    insert into search_lexicons (search_config, names, names_and_leaves, everything)
+    insert into search_lexicons (search_config, names, names_and_categories)
     select t.config::regconfig, strip(to_tsvector(c.search, t.names)),
-           strip(to_tsvector(c.search, t.names || ' ' || t.leaves)),
-           strip(to_tsvector(c.search, t.names || ' ' || t.leaves || ' ' || t.ancestors))
+           strip(to_tsvector(c.search, t.names || ' ' || t.categories))
       from unnest(${configs}::text[], ${configs.map(() => text(names))}::text[],
-                  ${configs.map((config) => text(leaves.get(config)!))}::text[],
-                  ${configs.map((config) => text(ancestors.get(config)!))}::text[])
-             as t(config, names, leaves, ancestors)
+                  ${configs.map((config) => text(categories.get(config)!))}::text[])
+             as t(config, names, categories)
      cross join lateral (select search_config_of(t.config::regconfig) as search) as c`.execute(db);
 }
 
