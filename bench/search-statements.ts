@@ -4,8 +4,8 @@
  *
  * Runs W3's searches (bench/workloads.ts, market se) through the repository as the
  * suggestions route does (product-search.ts searchProductIds, the route's first page of five
- * plus the one more row it reads; `--front-rows` changes FRONT_ROWS), on one connection set
- * up as the app's, and prints per
+ * plus the one more row it reads; `--front-rows` changes FRONT_ROWS, `--queries a,b` searches
+ * those instead), on one connection set up as the app's, and prints per
  * search the median wall-clock time of `--runs` runs, how many statements it ran, and each
  * statement's median time as the driver saw it; then totalCount's statement
  * (countSearchMatches), which GraphQL runs when asked for it.
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     scale: { type: 'string', default: 'bench' },
     runs: { type: 'string', default: '9' },
     'front-rows': { type: 'string', default: String(FRONT_ROWS) },
+    queries: { type: 'string' },
     'server-url': { type: 'string' },
   },
 });
@@ -53,7 +54,8 @@ const milliseconds = (value: number) => value.toFixed(1);
 
 const client = new pg.Client({ connectionString: url });
 await client.connect();
-const inputs = await readWorkloadInputs(client).finally(() => client.end());
+const searches = values.queries?.split(',') ?? (await readWorkloadInputs(client)).searches;
+await client.end();
 
 const recorded: LogEvent[] = [];
 const database = await openDatabase({
@@ -85,7 +87,7 @@ try {
   console.log('| search | tiers | ms | statements | each, ms | totalCount ms |');
   console.log('|---|---:|---:|---:|---|---:|');
   const walls: number[] = [];
-  for (const query of inputs.searches) {
+  for (const query of searches) {
     const terms = splitQuery(query).flatMap((term) => searchTermOf(term) ?? []);
     const filter: SearchFilter = { market: MARKET, text: textSearchOf(config, terms, vocabulary) };
     await searchProductIds(database.db, filter, 'RELEVANCE', PAGE, { frontRows }); // warm the cache
