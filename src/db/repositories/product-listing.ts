@@ -34,15 +34,7 @@ export interface Page {
 
 /** The filter as SQL over product_market_summaries `s` (text search adds its own). */
 export function listingConditions(filter: ListingFilter): RawBuilder<unknown> {
-  return sql.join(
-    [sql`s.market = ${filter.market}`, ...filterConditionsWithinMarket(filter)],
-    sql` and `,
-  );
-}
-
-/** The filter's conditions on `s` besides the market. */
-export function filterConditionsWithinMarket(filter: ListingFilter): RawBuilder<unknown>[] {
-  const parts = priceTrendConditions(filter.priceTrend);
+  const parts = [sql`s.market = ${filter.market}`, ...priceTrendConditions(filter.priceTrend)];
   if (filter.categoryId !== undefined) {
     // An array computed once (an InitPlan), not a semi-join: `category_id = any(…)` is an
     // index condition on the summaries' (market, category_id, …) index.
@@ -50,7 +42,7 @@ export function filterConditionsWithinMarket(filter: ListingFilter): RawBuilder<
       sql`s.category_id = any(array(select id from ${subtreeOf([filter.categoryId])} as tree))`,
     );
   }
-  return parts;
+  return sql.join(parts, sql` and `);
 }
 
 export function priceTrendConditions(bounds: ListingFilter['priceTrend']): RawBuilder<unknown>[] {

@@ -22,7 +22,6 @@ import type { Database } from '../types.ts';
 import {
   firstRowsPerCategory,
   LISTING_ORDERS,
-  filterConditionsWithinMarket,
   listingConditions,
   priceTrendConditions,
   SORT_COLUMNS,
@@ -357,7 +356,7 @@ function categoryTierMatches(
 function textMatchConditions(filter: ListingFilter): RawBuilder<unknown> {
   if (filter.categoryId !== undefined) return listingConditions(filter);
   return sql.join(
-    [sql`(s.market = ${filter.market}) is true`, ...filterConditionsWithinMarket(filter)],
+    [sql`(s.market = ${filter.market}) is true`, ...priceTrendConditions(filter.priceTrend)],
     sql` and `,
   );
 }
