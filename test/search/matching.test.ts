@@ -18,7 +18,11 @@ import {
   splitQuery,
   textSearchOf,
 } from '../../src/db/repositories/product-search.ts';
-import { rebuildSearchWords } from '../../src/db/repositories/search-vocabulary.ts';
+import {
+  MAX_LEXICON_TEXT,
+  rebuildSearchLexicons,
+  rebuildSearchWords,
+} from '../../src/db/repositories/search-vocabulary.ts';
 import { readTypoVocabulary } from '../../src/search/vocabularies.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertOffers, insertProduct } from '../helpers/fixtures.ts';
@@ -326,6 +330,30 @@ describe(`text search matching on ${databaseKind}`, () => {
       );
       expect(ids).toEqual([1]);
       expect(database.statements.length - before).toBe(2);
+    });
+
+    it('is not built past its bound, and then rules nothing out', async () => {
+      // Distinct tokens of ten characters, more of them than one lexicon takes.
+      const names = new Set(
+        Array.from(
+          { length: MAX_LEXICON_TEXT / 10 + 1 },
+          (_, i) => `m${String(i).padStart(8, '0')}`,
+        ),
+      );
+      await rebuildSearchLexicons(database.db, {
+        names,
+        categories: new Map([['swedish', new Set(['hörlurar'])]]),
+      });
+      try {
+        const { rows } = await sql`select 1 from search_lexicons`.execute(database.db);
+        expect(rows).toEqual([]);
+        expect(await admitted('qwxzv')).toEqual([true, true, true, true]);
+        expect(await search('qwxzv')).toEqual([]);
+        expect(await search('samsnug')).toEqual([1]);
+      } finally {
+        await rebuildSearchWords(database.db);
+      }
+      expect(await admitted('qwxzv')).toEqual([false, false, false, false]);
     });
 
     it('holds the words of a product added once the search words are rebuilt', async () => {

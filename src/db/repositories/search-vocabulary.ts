@@ -25,7 +25,7 @@ import type { Database } from '../types.ts';
 const LETTERS_ONLY = /^[\p{L}\p{M}]+$/u;
 
 /** The distinct white-space-separated tokens of the texts the search vectors are made of. */
-interface CatalogueTokens {
+export interface CatalogueTokens {
   /** Of product and brand names: the same in every language. */
   names: Set<string>;
   /**
@@ -91,22 +91,34 @@ export async function rebuildSearchVocabulary(
   return wordColumn.length;
 }
 
+/**
+ * The most characters of names a lexicon is built from. A tsvector holds at most 1 MB of
+ * lexemes and their entries (4 bytes each, and a token like "wh-1000xm5" gives three), so a
+ * catalogue whose names hold more distinct tokens than this gets no lexicon, and its
+ * searches rule no tier out, rather than a seed that fails. The large scale's names hold
+ * about 7,800 characters.
+ */
+export const MAX_LEXICON_TEXT = 300_000;
+
 /** Replaces the lexicons with the lexemes of the texts the search vectors are made of now. */
 export async function rebuildSearchLexicons(
   db: Kysely<any>,
   tokens?: CatalogueTokens,
 ): Promise<void> {
   const { names, categories } = tokens ?? (await readCatalogueTokens(db));
-  const configs = [...categories.keys()];
-  const text = (tokens: Iterable<string>) => [...tokens].join(' ');
+  const texts = [...categories].map(([config, categoryTokens]) => ({
+    config,
+    names: [...names].join(' '),
+    categories: [...categoryTokens].join(' '),
+  }));
+  const fitting = texts.filter((t) => t.names.length + t.categories.length <= MAX_LEXICON_TEXT);
   await sql`delete from search_lexicons`.execute(db);
   await sql`
     insert into search_lexicons (search_config, names, names_and_categories)
     select t.config::regconfig, strip(to_tsvector(c.search, t.names)),
            strip(to_tsvector(c.search, t.names || ' ' || t.categories))
-      from unnest(${configs}::text[], ${configs.map(() => text(names))}::text[],
-                  ${configs.map((config) => text(categories.get(config)!))}::text[])
-             as t(config, names, categories)
+      from unnest(${fitting.map((t) => t.config)}::text[], ${fitting.map((t) => t.names)}::text[],
+                  ${fitting.map((t) => t.categories)}::text[]) as t(config, names, categories)
      cross join lateral (select search_config_of(t.config::regconfig) as search) as c`.execute(db);
 }
 
