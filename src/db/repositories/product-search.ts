@@ -380,7 +380,8 @@ export async function listTierMatches(
 ): Promise<number[]> {
   const search = filter.text;
   const matches = tiersOf(search, order, sql`s.search_vector`)[tier];
-  const definition = order === 'RELEVANCE' ? search.tiers[tier] : search.tiers.at(-1);
+  const definitions = tierDefinitionsOf(search, order);
+  const definition = definitions[tier];
   if (matches === undefined || definition === undefined) {
     throw new Error(`order ${order} has no tier ${tier}`);
   }
@@ -394,7 +395,7 @@ export async function listTierMatches(
   // must also miss the tier before it. A tier with its predecessor's query (tiers 1 and 2
   // read more of the vector with the same words) has no name matches of its own: they all
   // matched the predecessor, whose part of the vector holds the names.
-  const previous = order === 'RELEVANCE' && tier > 0 ? search.tiers[tier - 1] : undefined;
+  const previous = tier > 0 ? definitions[tier - 1] : undefined;
   const nameCondition = previous === undefined ? byName : sql`${byName} and ${matches}`;
   const byNameToo = previous?.query !== definition.query;
   // Only the first `limit` name matches take part in the union: a common word's thousand

@@ -106,9 +106,10 @@ export async function rebuildSearchLexicons(
   tokens?: CatalogueTokens,
 ): Promise<void> {
   const { names, categories } = tokens ?? (await readCatalogueTokens(db));
+  const namesText = [...names].join(' ');
   const texts = [...categories].map(([config, categoryTokens]) => ({
     config,
-    names: [...names].join(' '),
+    names: namesText,
     categories: [...categoryTokens].join(' '),
   }));
   const fitting = texts.filter((t) => t.names.length + t.categories.length <= MAX_LEXICON_TEXT);
