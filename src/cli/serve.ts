@@ -14,7 +14,7 @@ import type { Config } from '../config.ts';
 import { prepareDatabase } from '../db/bootstrap.ts';
 import type { Logger } from '../logger.ts';
 import { startCatalogueClock } from './catalogue-clock.ts';
-import { trackConnections } from './connection-drain.ts';
+import { LISTEN_BACKLOG, trackConnections } from './connection-drain.ts';
 import { openCommandDatabase } from './database.ts';
 import { CommandError } from './errors.ts';
 import { createStartupResponder } from './startup-responder.ts';
@@ -128,7 +128,7 @@ function listen(server: Server, config: Config): Promise<void> {
       );
     };
     server.once('error', fail);
-    server.listen(config.port, config.host, () => {
+    server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', fail);
       resolve();
     });
