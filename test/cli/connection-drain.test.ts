@@ -182,7 +182,7 @@ describe('the connection drain on a busy event loop', () => {
   });
 
   it('closes the listener soon though clients keep connecting, answering whom it accepted', async () => {
-    const { connections, state, port } = await drainingServer({
+    const { state, port } = await drainingServer({
       drainBefore: false,
       answer: () => busyFor(BUSY_TURN_MS / 3),
     });
