@@ -2,6 +2,8 @@
  * How many connections the kernel has completed on a listening port and holds for the process
  * to accept. Linux shows it as the receive queue of the port's LISTEN socket in /proc/net/tcp
  * and /proc/net/tcp6 (what `ss -l` prints as Recv-Q); undefined where neither can be read.
+ * Every LISTEN socket on the port in this network namespace counts: another listener on the
+ * same port and a different address makes it larger, which only makes the drain wait longer.
  */
 import { readFileSync } from 'node:fs';
 
