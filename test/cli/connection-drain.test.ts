@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LISTEN_BACKLOG, trackConnections } from '../../src/cli/connection-drain.ts';
-import { startNode, type StartedProcess } from '../helpers/process.ts';
+import { startNode, untilOutput, type StartedProcess } from '../helpers/process.ts';
 
 /** Longer than the drain's quiet moment (100 ms): a turn of a busy loop. */
 const BUSY_TURN_MS = 150;
@@ -89,20 +89,17 @@ const client = async () => {
 Promise.all(Array.from({ length: clients }, client)).then(() => console.log(JSON.stringify(counts)));
 `;
 
-function startClients(port: number, followers: number): StartedProcess {
-  return startNode(
-    ['-e', CLIENTS, String(port), String(followers), String(FOLLOWERS_AFTER_MS)],
-    process.env,
-  );
+/** Runs one of the client scripts above in a process of its own. */
+function startScript(script: string, ...args: number[]): StartedProcess {
+  return startNode(['-e', script, ...args.map(String)], process.env);
 }
 
-async function printed<T>(clients: StartedProcess): Promise<T> {
-  for (;;) {
-    const line = /^[[{].*[\]}]$/m.exec(clients.stdout());
-    if (line) return JSON.parse(line[0]) as T;
-    if (clients.hasExited()) throw new Error(`the clients exited: ${clients.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** The JSON line a client script prints once its clients are done. */
+function printed<T>(clients: StartedProcess): Promise<T> {
+  return untilOutput(clients, "the clients' outcome", (stdout) => {
+    const line = /^[[{].*[\]}]$/m.exec(stdout);
+    return line ? (JSON.parse(line[0]) as T) : undefined;
+  });
 }
 
 const answered = (count: number) =>
@@ -154,7 +151,7 @@ describe('the connection drain on a busy event loop', () => {
       answer: () => busyFor(BUSY_TURN_MS),
     });
     const followers = 6;
-    const clients = startClients(port, followers);
+    const clients = startScript(CLIENTS, port, followers, FOLLOWERS_AFTER_MS);
     cleanups.push(() => clients.kill());
     const outcome = await printed<ClientResult[]>(clients);
     await state.drained;
@@ -173,7 +170,7 @@ describe('the connection drain on a busy event loop', () => {
     server.on('connection', () => {
       if (connections.draining) busyFor(LONG_TURN_MS);
     });
-    const clients = startClients(port, 1);
+    const clients = startScript(CLIENTS, port, 1, FOLLOWERS_AFTER_MS);
     cleanups.push(() => clients.kill());
     const outcome = await printed<ClientResult[]>(clients);
     await state.drained;
@@ -186,7 +183,7 @@ describe('the connection drain on a busy event loop', () => {
       drainBefore: false,
       answer: () => busyFor(BUSY_TURN_MS / 3),
     });
-    const clients = startNode(['-e', CONNECTING_CLIENTS, String(port), '6', '6000'], process.env);
+    const clients = startScript(CONNECTING_CLIENTS, port, 6, 6000);
     cleanups.push(() => clients.kill());
     // The first request holds the loop for a second while the others connect, then drains.
     const counts = await printed<Record<string, number>>(clients);

@@ -107,19 +107,17 @@ export async function rebuildSearchLexicons(
 ): Promise<void> {
   const { names, categories } = tokens ?? (await readCatalogueTokens(db));
   const namesText = [...names].join(' ');
-  const texts = [...categories].map(([config, categoryTokens]) => ({
-    config,
-    names: namesText,
-    categories: [...categoryTokens].join(' '),
-  }));
-  const fitting = texts.filter((t) => t.names.length + t.categories.length <= MAX_LEXICON_TEXT);
+  const fitting = [...categories]
+    .map(([config, categoryTokens]) => ({ config, categories: [...categoryTokens].join(' ') }))
+    .filter((t) => namesText.length + t.categories.length <= MAX_LEXICON_TEXT);
   await sql`delete from search_lexicons`.execute(db);
   await sql`
     insert into search_lexicons (search_config, names, names_and_categories)
-    select t.config::regconfig, strip(to_tsvector(c.search, t.names)),
-           strip(to_tsvector(c.search, t.names || ' ' || t.categories))
-      from unnest(${fitting.map((t) => t.config)}::text[], ${fitting.map((t) => t.names)}::text[],
-                  ${fitting.map((t) => t.categories)}::text[]) as t(config, names, categories)
+    select t.config::regconfig, strip(to_tsvector(c.search, n.names)),
+           strip(to_tsvector(c.search, n.names || ' ' || t.categories))
+      from unnest(${fitting.map((t) => t.config)}::text[],
+                  ${fitting.map((t) => t.categories)}::text[]) as t(config, categories)
+     cross join (select ${namesText}::text as names) as n
      cross join lateral (select search_config_of(t.config::regconfig) as search) as c`.execute(db);
 }
 
