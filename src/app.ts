@@ -57,8 +57,8 @@ import {
 import { createLimitCounters } from './auth/limit-counters.ts';
 import { createTokenAttemptLimiterFromConfig } from './auth/token-attempts.ts';
 import { RestEngine } from './rest/engine.ts';
-import { handleTokenRequest, TOKEN_PATH, tokenRateLimitedResponse } from './rest/token-endpoint.ts';
-import { errorResponse, jsonResponse } from './rest/http.ts';
+import { handleTokenRequest, TOKEN_PATH, tokenRateLimitedResponse } from './auth/token-endpoint.ts';
+import { errorResponse, jsonResponse } from './responses.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import { buildOpenApiDocument, packageVersion } from './rest/openapi.ts';
 import { createDocsPages, DOCS_PATH, OPENAPI_PATH } from './rest/docs-page.ts';

@@ -6,7 +6,7 @@
  * (`OPTIONS *`) or an odd Host header. The raw target, which Node keeps as `req.url`, decides
  * instead: the Host header has no say in routing.
  */
-import { errorResponse } from './rest/http.ts';
+import { errorResponse } from './responses.ts';
 
 interface TargetBase {
   /** What logs show as the path. */

@@ -61,7 +61,7 @@ export interface RouteRequest {
   vocabulary: (config: TextSearchConfig) => Promise<TypoVocabulary>;
 }
 
-/** The one REST error body (src/rest/http.ts errorBody). */
+/** The one REST error body (src/responses.ts errorBody). */
 export function errorAnswer(status: number, message: string, requestId: string): Answer {
   const body = { error: { code: `http.${status}`, message, request_id: requestId } };
   return { status, body: JSON.stringify(body) };

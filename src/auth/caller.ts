@@ -5,7 +5,7 @@
  */
 import type { Config } from '../config.ts';
 import type { ErrorCode } from '../errors.ts';
-import { errorResponse, jsonResponse } from '../rest/http.ts';
+import { errorResponse, jsonResponse } from '../responses.ts';
 import { verifyToken, type ClockOptions, type VerifiedClient } from './tokens.ts';
 
 export const PARTNER_REALM = 'partner-search';

@@ -7,7 +7,7 @@
  * process (src/auth/limit-counters.ts).
  */
 import type { Config } from '../config.ts';
-import { errorResponse } from '../rest/http.ts';
+import { errorResponse } from '../responses.ts';
 import type { Caller } from './caller.ts';
 import type { LimitCounters } from './limit-counters.ts';
 

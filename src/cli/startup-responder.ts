@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { PreparationStep } from '../db/bootstrap.ts';
-import { errorResponse, jsonResponse } from '../rest/http.ts';
+import { errorResponse, jsonResponse } from '../responses.ts';
 
 export type StartupStep = 'opening database' | PreparationStep;
 

@@ -12,7 +12,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { RequestContext } from '../context.ts';
 import { buildDocument, DocumentCache } from './document.ts';
 import { FieldsSyntaxError, parseFields } from './fields.ts';
-import { errorResponse, JSON_CONTENT_TYPE } from './http.ts';
+import { errorResponse, JSON_CONTENT_TYPE } from '../responses.ts';
 import { publicUrl } from './paging.ts';
 import { ParamError, readParams, type ParamValues } from './params.ts';
 import {

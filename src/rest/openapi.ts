@@ -12,7 +12,7 @@
  * that would describe only one of them.
  */
 import packageJson from '../../package.json' with { type: 'json' };
-import { MAX_TOKEN_REQUEST_BYTES, TOKEN_ERROR_CODES, TOKEN_PATH } from './token-endpoint.ts';
+import { MAX_TOKEN_REQUEST_BYTES, TOKEN_ERROR_CODES, TOKEN_PATH } from '../auth/token-endpoint.ts';
 import type { ParamSchema, ParamSpec } from './params.ts';
 import type { JsonSchema, Resource, RestField } from './resources.ts';
 import type { RestRoute } from './route.ts';

@@ -18,7 +18,7 @@ import {
 import { loadConfig } from '../../src/config.ts';
 import { buildOpenApiDocument, packageVersion } from '../../src/rest/openapi.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
-import { handleTokenRequest, TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
+import { handleTokenRequest, TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { sendRaw, serveApp, type ServedApp } from '../helpers/raw-http.ts';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
-import { TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
+import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 

@@ -11,7 +11,7 @@ import {
   TOKEN_PATH,
   handleTokenRequest,
   type TokenErrorCode,
-} from '../../src/rest/token-endpoint.ts';
+} from '../../src/auth/token-endpoint.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 
 const config = { tokenSecret: 's'.repeat(40), tokenTtlSeconds: 3600 };

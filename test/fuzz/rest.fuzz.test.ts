@@ -13,7 +13,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKEN_ERROR_CODES, TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
+import { TOKEN_ERROR_CODES, TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import type { ParamSpec } from '../../src/rest/params.ts';
 import type { Resource } from '../../src/rest/resources.ts';
 import type { RestRoute } from '../../src/rest/route.ts';

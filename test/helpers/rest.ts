@@ -14,7 +14,7 @@ import { beforeAll, expect } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Resource } from '../../src/rest/resources.ts';
-import { TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
+import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
 import { useSeededCatalogue, type GraphQLBody, type SeededCatalogue } from './seeded.ts';
 

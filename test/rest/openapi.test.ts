@@ -16,7 +16,7 @@ import {
 } from '../../src/rest/openapi.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
-import { TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
+import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { demoTokenRequest, everyField } from '../helpers/rest.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createServerDatabase, dropServerDatabase, serverUrl } from '../helpers/database.ts';
 import { METRICS_PATH } from '../../src/metrics.ts';
-import { TOKEN_PATH } from '../../src/rest/token-endpoint.ts';
+import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { parseExposition, valueOf } from '../helpers/prometheus.ts';
 import {
   childEnv,

@@ -19,12 +19,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { hashClientSecret, verifyClientSecret } from '../auth/client-secrets.ts';
-import type { TokenAttemptLimiter } from '../auth/token-attempts.ts';
-import { issueToken, type ClockOptions, type TokenConfig } from '../auth/tokens.ts';
+import { hashClientSecret, verifyClientSecret } from './client-secrets.ts';
+import type { TokenAttemptLimiter } from './token-attempts.ts';
+import { issueToken, type ClockOptions, type TokenConfig } from './tokens.ts';
 import { findApiClientWithRefs } from '../db/repositories/api-clients.ts';
 import type { Database } from '../db/types.ts';
-import { jsonResponse } from './http.ts';
+import { jsonResponse } from '../responses.ts';
 
 export const TOKEN_PATH = '/partner-search/token';
 

@@ -2,7 +2,7 @@
  * The REST layer's HTTP vocabulary: JSON responses and the one error body of this API family
  * (decisions section 3): {"error": {"code": "http.<status>", "message", "details", "request_id"}}.
  */
-import { RETRY_AFTER_UNAVAILABLE_SECONDS, type ErrorDetail } from '../errors.ts';
+import { RETRY_AFTER_UNAVAILABLE_SECONDS, type ErrorDetail } from './errors.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
