@@ -8,6 +8,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseStatus } from './db/replicas.ts';
+import { bufferedResponse } from './responses.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -152,9 +153,8 @@ export function createMetrics(sources: MetricSources): AppMetrics {
       rateLimitFallbacks.inc();
     },
     async respond() {
-      return new Response(await exposed.metrics(), {
-        status: 200,
-        headers: { 'content-type': exposed.contentType },
+      return bufferedResponse(200, await exposed.metrics(), {
+        'content-type': exposed.contentType,
       });
     },
   };

@@ -62,7 +62,9 @@ export interface RequestOutcome {
  * `sampleRate`; a 4xx or 5xx is always logged, since its request id may be asked about. A 5xx
  * line is a warning (its cause is logged on its own, with the same request id).
  */
-export function createRequestLog(logger: Logger, sampleRate: number) {
+export type RequestLog = (record: RequestRecord, outcome: RequestOutcome) => void;
+
+export function createRequestLog(logger: Logger, sampleRate: number): RequestLog {
   return (record: RequestRecord, outcome: RequestOutcome): void => {
     if (outcome.status < 400 && !(Math.random() < sampleRate)) return;
     const { requestId, route, clientId, cache } = record;
@@ -80,21 +82,4 @@ export function createRequestLog(logger: Logger, sampleRate: number) {
     };
     logger[status >= 500 ? 'warn' : 'info'](line, `${method} ${path} ${status}`);
   };
-}
-
-/**
- * The response to send and the size of its body. yoga's answers carry a Content-Length; a
- * body without one (the REST answers, built with the global Response) is read once and sent
- * from memory with its length: every answer here is built in memory anyway.
- */
-export async function withBodySize(
-  response: Response,
-  Sized: typeof Response,
-): Promise<{ response: Response; bytes: number }> {
-  const declared = response.headers.get('content-length');
-  if (declared !== null) return { response, bytes: Number(declared) };
-  if (response.body === null) return { response, bytes: 0 };
-  const body = Buffer.from(await response.arrayBuffer());
-  const { status, statusText, headers } = response;
-  return { response: new Sized(body, { status, statusText, headers }), bytes: body.byteLength };
 }

@@ -1,14 +1,17 @@
 /**
- * Who is calling (decisions section 2): anonymous, a client with a valid bearer token, or a
- * caller whose token was refused. Partner search requires a client owning the requested ref;
- * every other route accepts a token without requiring one.
+ * Who is calling: anonymous, a client with a valid bearer token, or a caller whose token was
+ * refused; and what a route's declared access lets each of them do (docs/api.md,
+ * "Authentication"): `partner` routes require a client owning the requested ref, `public`
+ * routes accept a token without requiring one.
  */
 import type { Config } from '../config.ts';
-import type { ErrorCode } from '../errors.ts';
-import { errorResponse, jsonResponse } from '../responses.ts';
+import { errorResponse, graphqlErrorResponse } from '../responses.ts';
 import { verifyToken, type ClockOptions, type VerifiedClient } from './tokens.ts';
 
 export const PARTNER_REALM = 'partner-search';
+
+/** Who may call a route: anyone, a refused token aside (`public`), or a partner client. */
+export type Access = 'public' | 'partner';
 
 export type InvalidTokenReason = 'malformed' | 'invalid' | 'expired';
 
@@ -40,6 +43,18 @@ export async function authenticate(
     return { kind: 'invalid', reason: 'malformed' };
   }
   return verifyToken(config, token, clock);
+}
+
+/** The refusal a route of this access gives the caller; null when the caller may go on. */
+export function refuseAccess(
+  access: Access,
+  caller: Caller,
+  ref: string | undefined,
+  requestId: string,
+): Response | null {
+  return access === 'partner'
+    ? requirePartner(caller, ref, requestId)
+    : rejectInvalidToken(caller, requestId);
 }
 
 /**
@@ -85,9 +100,9 @@ export function rejectInvalidToken(caller: Caller, requestId: string): Response 
 export function rejectInvalidGraphQLToken(caller: Caller): Response | null {
   if (caller.kind !== 'invalid') return null;
   const message = INVALID_TOKEN_MESSAGES[caller.reason];
-  const code: ErrorCode = 'UNAUTHENTICATED';
-  const body = { errors: [{ message, extensions: { code } }] };
-  return jsonResponse(401, body, { 'www-authenticate': bearerChallenge('invalid_token', message) });
+  return graphqlErrorResponse('UNAUTHENTICATED', message, {
+    'www-authenticate': bearerChallenge('invalid_token', message),
+  });
 }
 
 const INVALID_TOKEN_MESSAGES: Record<InvalidTokenReason, string> = {

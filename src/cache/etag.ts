@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 
-export function entityTag(body: string): string {
+export function entityTag(body: string | Uint8Array): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
 

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { GraphiQLOptions } from 'graphql-yoga';
+import { bufferedResponse } from '../responses.ts';
 
 export const GRAPHIQL_ASSETS_PATH = '/graphiql';
 
@@ -101,12 +102,10 @@ export function createGraphiQLAssets(): GraphiQLAssets {
         ? files.get(pathname.slice(directory.length + 1))
         : undefined;
       if (!file) return undefined;
-      return new Response(file.body, {
-        headers: {
-          'content-type': file.contentType,
-          'cache-control': 'public, max-age=31536000, immutable',
-          'x-content-type-options': 'nosniff',
-        },
+      return bufferedResponse(200, file.body, {
+        'content-type': file.contentType,
+        'cache-control': 'public, max-age=31536000, immutable',
+        'x-content-type-options': 'nosniff',
       });
     },
   };

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { bufferedResponse } from '../responses.ts';
 
 export const DOCS_PATH = '/docs';
 export const OPENAPI_PATH = '/openapi.json';
@@ -98,33 +99,27 @@ export function createDocsPages(openApiJson: string): DocsPages {
   return {
     async answer(pathname) {
       if (pathname === OPENAPI_PATH) {
-        return new Response(openApiJson, {
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            'cache-control': 'no-cache',
-          },
+        return bufferedResponse(200, openApiJson, {
+          'content-type': 'application/json; charset=utf-8',
+          'cache-control': 'no-cache',
         });
       }
       if (pathname === DOCS_PATH || pathname === `${DOCS_PATH}/`) {
-        return new Response(PAGE, {
-          headers: {
-            'content-type': 'text/html; charset=utf-8',
-            'cache-control': 'no-cache',
-            'content-security-policy': CONTENT_SECURITY_POLICY,
-            'x-content-type-options': 'nosniff',
-          },
+        return bufferedResponse(200, PAGE, {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-cache',
+          'content-security-policy': CONTENT_SECURITY_POLICY,
+          'x-content-type-options': 'nosniff',
         });
       }
       if (!pathname.startsWith(`${ASSETS_PATH}/`)) return undefined;
       const found = asset(pathname.slice(ASSETS_PATH.length + 1));
       if (!found) return undefined;
       const { body, contentType } = await found;
-      return new Response(body, {
-        headers: {
-          'content-type': contentType,
-          'cache-control': 'public, max-age=3600',
-          'x-content-type-options': 'nosniff',
-        },
+      return bufferedResponse(200, body, {
+        'content-type': contentType,
+        'cache-control': 'public, max-age=3600',
+        'x-content-type-options': 'nosniff',
       });
     },
   };

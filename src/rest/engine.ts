@@ -8,11 +8,12 @@ import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { entityTag, matchesEntityTag } from '../cache/etag.ts';
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../errors.ts';
-import type { Caller } from '../auth/caller.ts';
+import { refuseAccess, type Caller } from '../auth/caller.ts';
 import type { RequestContext } from '../context.ts';
 import { buildDocument, DocumentCache } from './document.ts';
 import { FieldsSyntaxError, parseFields } from './fields.ts';
-import { errorResponse, JSON_CONTENT_TYPE } from '../responses.ts';
+import { Response } from '@whatwg-node/fetch';
+import { bufferedResponse, errorResponse, JSON_CONTENT_TYPE } from '../responses.ts';
 import { publicUrl } from './paging.ts';
 import { ParamError, readParams, type ParamValues } from './params.ts';
 import {
@@ -39,9 +40,6 @@ export interface RestRequest {
   caller: Caller;
 }
 
-/** Decides before anything else is checked, so an unauthenticated caller learns that first. */
-export type AccessCheck = (route: RestRoute, request: RestRequest) => Response | null;
-
 interface CompiledRoute {
   route: RestRoute;
   pattern: RegExp;
@@ -57,7 +55,7 @@ function compile(route: RestRoute): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names };
 }
 
-/** The status a GraphQL error maps to on this route (decisions 3). */
+/** The status a GraphQL error maps to on this route (docs/api.md, "Errors"). */
 function statusOf(error: GraphQLError, route: RestRoute): number {
   const code = error.extensions?.code as ErrorCode | undefined;
   const details = (error.extensions?.details ?? []) as ErrorDetail[];
@@ -89,32 +87,31 @@ export function restOperation(route: RestRoute, params: ParamValues) {
 }
 
 export class RestEngine {
-  private readonly routes: CompiledRoute[];
+  readonly routes: readonly RestRoute[];
+  private readonly compiled: CompiledRoute[];
   private readonly documents: DocumentCache;
 
   constructor(
     private readonly yoga: YogaServerInstance<Record<string, unknown>, RequestContext>,
     routes: readonly RestRoute[],
-    private readonly checkAccess: AccessCheck,
   ) {
-    this.routes = routes.map(compile);
+    this.routes = routes;
+    this.compiled = routes.map(compile);
     this.documents = new DocumentCache(yoga.getEnveloped().schema);
   }
 
-  /** The route answering this path, the methods allowed there, or nothing. */
-  match(pathname: string) {
-    const allowed = new Set<string>();
-    for (const compiled of this.routes) {
-      const found = compiled.pattern.exec(pathname);
+  /** The route answering this path and the values of its placeholders, or undefined. */
+  match(pathname: string): { route: RestRoute; pathParams: Record<string, string> } | undefined {
+    for (const { route, pattern, names } of this.compiled) {
+      const found = pattern.exec(pathname);
       if (!found) continue;
-      allowed.add(compiled.route.method);
       const pathParams: Record<string, string> = {};
-      compiled.names.forEach((name, index) => {
+      names.forEach((name, index) => {
         pathParams[name] = found[index + 1]!;
       });
-      return { compiled, pathParams, allowed };
+      return { route, pathParams };
     }
-    return { compiled: undefined, pathParams: {}, allowed };
+    return undefined;
   }
 
   async handle(
@@ -128,7 +125,10 @@ export class RestEngine {
     const fail = (status: number, message: string, details: ErrorDetail[] = []) =>
       errorResponse(status, message, rest.requestId, { details, headers });
     try {
-      const denied = this.checkAccess(route, rest);
+      // Before the parameters are validated, so an unauthenticated caller learns that first.
+      // An empty ref is left to parameter validation (400), like an absent one.
+      const ref = rest.url.searchParams.get('ref') || undefined;
+      const denied = refuseAccess(route.access, rest.caller, ref, rest.requestId);
       if (denied) {
         for (const [name, value] of Object.entries(headers)) denied.headers.set(name, value);
         return denied;
@@ -203,20 +203,17 @@ export class RestEngine {
     body: unknown,
     headers: Record<string, string>,
   ): Response {
-    const text = JSON.stringify(body);
-    const tag = entityTag(text);
+    const bytes = Buffer.from(JSON.stringify(body));
+    const tag = entityTag(bytes);
     const cacheHeaders = {
       ...headers,
       etag: tag,
-      'cache-control': route.auth === 'partner' ? CACHE_CONTROL.private : CACHE_CONTROL.public,
+      'cache-control': route.access === 'partner' ? CACHE_CONTROL.private : CACHE_CONTROL.public,
       vary: 'Authorization',
     };
     if (matchesEntityTag(request.headers.get('if-none-match'), tag)) {
       return new Response(null, { status: 304, headers: cacheHeaders });
     }
-    return new Response(text, {
-      status: 200,
-      headers: { 'content-type': JSON_CONTENT_TYPE, ...cacheHeaders },
-    });
+    return bufferedResponse(200, bytes, { 'content-type': JSON_CONTENT_TYPE, ...cacheHeaders });
   }
 }

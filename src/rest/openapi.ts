@@ -271,7 +271,7 @@ function routeResponses(
   route: RestRoute,
   item: JsonSchema,
 ): Record<string, Record<string, unknown>> {
-  const partner = route.auth === 'partner';
+  const partner = route.access === 'partner';
   const versioned = route.apiVersion === undefined ? [] : ['API-Version'];
   const deprecation = route.params.some((param) => param.replacedBy !== undefined)
     ? ['Deprecation']
@@ -329,7 +329,7 @@ function routeOperation(route: RestRoute, items: ItemSchemas): OpenApiOperation 
     description: route.description,
     parameters: [...route.params.map(parameterOf), IF_NONE_MATCH],
     // Partner search needs a token; elsewhere one is optional (it raises the rate limit).
-    security: route.auth === 'partner' ? [{ [BEARER]: [] }] : [{}, { [BEARER]: [] }],
+    security: route.access === 'partner' ? [{ [BEARER]: [] }] : [{}, { [BEARER]: [] }],
     responses: routeResponses(route, items.schemaOf(route.resource)),
   };
 }

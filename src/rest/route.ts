@@ -3,6 +3,7 @@
  * resource, the GraphQL operation it runs, the envelope it answers with), so the engine,
  * the OpenAPI document and the tests all read the same declaration.
  */
+import type { Access } from '../auth/caller.ts';
 import type { OperationShape } from './document.ts';
 import type { ParamSpec, ParamValues } from './params.ts';
 import type { GraphqlObject, Resource } from './resources.ts';
@@ -35,8 +36,8 @@ export interface RestRoute {
   summary: string;
   description: string;
   tag: 'Partner search' | 'Suggestions' | 'Categories' | 'Products' | 'Generic resources';
-  /** `partner`: a Bearer token and a `ref` it owns are required. */
-  auth: 'optional' | 'partner';
+  /** `partner`: a Bearer token and a `ref` it owns are required; the engine enforces it. */
+  access: Access;
   params: ParamSpec[];
   /** The resource of each item; `fields` selects from it. */
   resource: Resource;

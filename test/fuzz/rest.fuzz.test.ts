@@ -356,7 +356,7 @@ function credentialFor(route: RestRoute): fc.Arbitrary<Credential> {
   const demo = fc.constant<Credential>({ kind: 'demo' });
   const none = fc.constant<Credential>({ kind: 'none' });
   const junk = JUNK_AUTHORIZATION.map((value): Credential => ({ kind: 'header', value }));
-  return route.auth === 'partner'
+  return route.access === 'partner'
     ? fc.oneof(
         { weight: 8, arbitrary: demo },
         { weight: 1, arbitrary: none },
@@ -400,7 +400,7 @@ const EXTRA_HEADERS: fc.Arbitrary<[string, string][]> = fc.array(
 /** The parameters a route needs to answer 200, before anything is done to them. */
 function baseline(route: RestRoute): Pair[] {
   const pairs: Pair[] = [{ name: 'market', value: 'se', writing: 'encoded' }];
-  if (route.auth === 'partner') pairs.push({ name: 'ref', value: 'demo-ref', writing: 'encoded' });
+  if (route.access === 'partner') pairs.push({ name: 'ref', value: 'demo-ref', writing: 'encoded' });
   if (route.id === 'categories') pairs.push({ name: 'q', value: 'b', writing: 'encoded' });
   if (route.id === 'partnerSearchProducts') {
     pairs.push({ name: 'productIds', value: '41,42', writing: 'encoded' });

@@ -518,7 +518,7 @@ describe('the service’s own documents', () => {
             'http://test',
           );
           const headers: Record<string, string> =
-            route.auth === 'partner' ? { authorization: `Bearer ${token}` } : {};
+            route.access === 'partner' ? { authorization: `Bearer ${token}` } : {};
           const rest = await send(catalogue.app, { headers }, url.pathname + url.search);
           expect(rest.status, `${path}: ${rest.text.slice(0, 300)}`).toBe(200);
 

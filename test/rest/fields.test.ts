@@ -522,7 +522,7 @@ describe('names of Object.prototype', () => {
       'fields=%s is an unknown name, not a defect',
       async (fields) => {
         const path = `${sample.path}${query({ market: 'se', ...sample.params, fields })}`;
-        const response = await (route.auth === 'partner' ? rest.partner(path) : rest.get(path));
+        const response = await (route.access === 'partner' ? rest.partner(path) : rest.get(path));
         const error = expectErrorBody(response, route.unknownNameStatus);
         expect(error.details).toEqual([{ parameter: 'fields', reason: 'unknown' }]);
         expect(error.message).toContain(`unknown field "${fields}"`);

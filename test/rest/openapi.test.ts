@@ -135,7 +135,7 @@ describe('the OpenAPI document', () => {
     for (const route of restRoutes) {
       const operation = operationOf(route)!;
       const statuses = Object.keys(operation.responses);
-      const partner = route.auth === 'partner';
+      const partner = route.access === 'partner';
       const single = route.params.some((p) => p.in === 'path');
       expect(statuses, route.id).toEqual(
         [
@@ -334,7 +334,7 @@ describe('real answers match the documented schemas', () => {
     it(`${route.method} ${route.path}`, async () => {
       const operation = operationOf(route)!;
       const headers: Record<string, string> =
-        route.auth === 'partner' ? { authorization: `Bearer ${token}` } : {};
+        route.access === 'partner' ? { authorization: `Bearer ${token}` } : {};
       for (const fields of [undefined, everyField(route.resource)]) {
         const url = urlOf(route, fields === undefined ? {} : { fields });
         const response = await get(url, headers);
@@ -374,7 +374,7 @@ describe('real answers match the documented schemas', () => {
   });
 
   it('answers 401, 403 and 404 with the documented error body', async () => {
-    const partner = restRoutes.find((r) => r.auth === 'partner')!;
+    const partner = restRoutes.find((r) => r.access === 'partner')!;
     const errors = operationOf(partner)!;
     const anonymous = await get(urlOf(partner));
     expect(anonymous.status).toBe(401);

@@ -25,7 +25,7 @@ export const categoriesRoute: RestRoute = {
   description:
     'Leaf categories whose name matches the query, best match first. The id or slug works in filter[category] of the other routes.',
   tag: 'Categories',
-  auth: 'optional',
+  access: 'public',
   params: [
     marketParam,
     {

@@ -125,7 +125,7 @@ export const partnerSearchRoute: RestRoute = {
   description:
     'Products by ids or GTINs (in the order given), or the market’s products by popularity, each with every offer available for purchase. Requires a Bearer token and a `ref` owned by its client.',
   tag: 'Partner search',
-  auth: 'partner',
+  access: 'partner',
   params: [
     marketParam,
     refParam(true),
@@ -160,7 +160,7 @@ export const partnerProductRoute: RestRoute = {
   description:
     'One product with its offers available for purchase; `limit` and `offset` page through the offers. Requires a Bearer token and a `ref` owned by its client.',
   tag: 'Partner search',
-  auth: 'partner',
+  access: 'partner',
   params: [
     {
       name: 'productId',

@@ -56,7 +56,7 @@ export const productsRoute: RestRoute = {
   description:
     'By GTIN (in the order given), or the market’s products by popularity, optionally of a category (and the categories below it).',
   tag: 'Products',
-  auth: 'optional',
+  access: 'public',
   params: [
     marketParam,
     ...pagingParams(10, 15),
@@ -113,7 +113,7 @@ export const productsByIdRoute: RestRoute = {
   description:
     'With one id: the product itself, or 404. With several: `{"data": [...]}` in the order given, duplicates collapsed, unknown ids left out.',
   tag: 'Products',
-  auth: 'optional',
+  access: 'public',
   params: [productIdsPathParam, marketParam, refParam(false), fieldsParam],
   resource: productItem,
   unknownNameStatus: 422,

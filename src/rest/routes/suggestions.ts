@@ -80,7 +80,7 @@ export const suggestionsRoute: RestRoute = {
   description:
     'With `product`: products matching every term (stemming, prefixes, typo tolerance), by relevance then popularity. Without: best price trend first, then popularity. Only products with an available offer in the market.',
   tag: 'Suggestions',
-  auth: 'optional',
+  access: 'public',
   params: [
     marketParam,
     {

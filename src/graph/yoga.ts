@@ -1,0 +1,65 @@
+/**
+ * The GraphQL server: yoga over the schema, with the document limits, compiled execution,
+ * entity tags, GraphQL-over-HTTP statuses and, when configured, the response cache. /graphql
+ * and every REST route execute through it, so all share its context, limits and masking.
+ */
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { useEntityTags } from '../cache/etag.ts';
+import type { Config } from '../config.ts';
+import { createRequestContext, type RequestContext } from '../context.ts';
+import type { MarketDirectory } from '../db/repositories/markets.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.ts';
+import { maskError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { workSignalOf } from '../request-deadline.ts';
+import { useCompiledExecution } from './compiled-execution.ts';
+import { GRAPHIQL_OPTIONS } from './graphiql.ts';
+import type { GraphiQLAssets } from './graphiql-assets.ts';
+import { useGraphQLOverHttpStatus } from './http-status.ts';
+import { useDocumentLimits, useJsonBodiesOnly, useJsonParameters } from './limits.ts';
+import { schema } from './schema.ts';
+
+export interface GraphQLServerDependencies {
+  config: Config;
+  /** Where the requests' statements go (reads: a replica when one is in service). */
+  reads: Kysely<Database>;
+  markets: MarketDirectory;
+  graphiqlAssets: GraphiQLAssets;
+  /** The response cache's plugin, when answers are cached. */
+  responseCache?: Plugin | undefined;
+  logger: Logger;
+}
+
+export const GRAPHQL_PATH = '/graphql';
+
+export function createGraphQLServer(deps: GraphQLServerDependencies) {
+  const { config } = deps;
+  return createYoga<Record<string, unknown>, RequestContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    landingPage: false,
+    graphiql: GRAPHIQL_OPTIONS,
+    renderGraphiQL: deps.graphiqlAssets.renderPage,
+    maskedErrors: { maskError },
+    logging: deps.logger,
+    context: ({ request }): RequestContext =>
+      createRequestContext(deps.reads, deps.markets, workSignalOf(request)),
+    // The schema takes no uploads: a body is JSON, at most GRAPHQL_MAX_BODY_BYTES, refused
+    // (413) before it is read further, let alone parsed.
+    multipart: false,
+    maxRequestBodySize: config.graphqlMaxBodyBytes,
+    plugins: [
+      useJsonBodiesOnly(),
+      useJsonParameters(),
+      // Before compiled execution and the response cache: a refused document runs nothing.
+      ...useDocumentLimits(config),
+      useCompiledExecution(),
+      useEntityTags(),
+      useGraphQLOverHttpStatus(),
+      ...(deps.responseCache ? [deps.responseCache] : []),
+    ],
+  });
+}
+
+export type GraphQLServer = ReturnType<typeof createGraphQLServer>;

@@ -1,0 +1,158 @@
+/**
+ * The path of every request, in order: request id → route (the handler table) → deadline →
+ * caller → limit → method → the handler → the request's line and metrics. Each step is a
+ * function below; a handler only answers, the steps enforce what it declared (handler.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { authenticate, type Caller } from '../auth/caller.ts';
+import { rateLimitSubject, tokenEndpointSubject, type RateLimiter } from '../auth/rate-limiter.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { AppMetrics } from '../metrics.ts';
+import type { RequestSource } from '../proxy-trust.ts';
+import { bindWorkSignal, startDeadline } from '../request-deadline.ts';
+import { withinRequest, type RequestLog, type RequestRecord } from '../request-log.ts';
+import { UNMATCHED } from '../metrics.ts';
+import { nonResourceResponse, readRequestTarget } from '../request-target.ts';
+import { errorResponse } from '../responses.ts';
+import { failureResponse } from './failures.ts';
+import type { Exchange, Handler } from './handler.ts';
+import { REST_REFUSALS } from './refusals.ts';
+import type { Routed } from './router.ts';
+
+/** What the Node adapter passes along: the raw request target, the socket, the headers. */
+export interface ServerContext {
+  req?: IncomingMessage;
+}
+
+export interface PipelineDependencies {
+  config: Pick<Config, 'requestTimeoutMs' | 'tokenSecret'>;
+  route(pathname: string): Promise<Routed>;
+  sourceOf(req: IncomingMessage | undefined): RequestSource;
+  limiter: RateLimiter;
+  metrics: Pick<AppMetrics, 'observeRequest'>;
+  requestLog: RequestLog;
+  logger: Logger;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The caller's request id when it is a sane token (so logs correlate), else a new one. */
+function requestIdOf(request: Request): string {
+  const given = request.headers.get('x-request-id');
+  return given !== null && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export function createPipeline(deps: PipelineDependencies) {
+  const { config, limiter, logger } = deps;
+
+  /** The handler's answer, unless its limit or its methods refuse the request first. */
+  async function answer(exchange: Exchange, handler: Handler, record: RequestRecord) {
+    const caller = await authenticate(exchange.request, config);
+    if (caller.kind === 'client') record.clientId = caller.clientId;
+    const limited = await takeLimit(handler, caller, exchange);
+    if (limited) return limited;
+    const refused = refuseMethod(handler, exchange);
+    if (refused) return refused;
+    return handler.answer({ ...exchange, caller });
+  }
+
+  async function takeLimit(
+    handler: Handler,
+    caller: Caller,
+    { source, requestId }: Exchange,
+  ): Promise<Response | undefined> {
+    if (handler.limit === 'none') return undefined;
+    const subject =
+      handler.limit === 'token'
+        ? tokenEndpointSubject(source.clientIp)
+        : rateLimitSubject(caller, source.clientIp);
+    const decision = await limiter.take(subject);
+    return decision.allowed
+      ? undefined
+      : handler.refusals.rateLimited(decision.retryAfterSeconds, requestId);
+  }
+
+  /**
+   * Bounded by REQUEST_TIMEOUT_MS: at the deadline the request is answered 503 and its work
+   * stops at its next statement, as it does when the client goes away first.
+   */
+  async function withinDeadline(
+    exchange: Exchange,
+    handler: Handler,
+    record: RequestRecord,
+    clientSignal: AbortSignal,
+  ): Promise<Response> {
+    const deadline = startDeadline(clientSignal, config.requestTimeoutMs);
+    bindWorkSignal(exchange.request, deadline.signal);
+    const timedOut = deadline.passed.then(() => {
+      const { requestId, url } = exchange;
+      logger.warn(
+        { requestId, path: url.pathname, timeoutMs: config.requestTimeoutMs },
+        'request deadline passed',
+      );
+      return handler.refusals.timedOut(requestId);
+    });
+    try {
+      return await Promise.race([
+        withinRequest(record, () => answer(exchange, handler, record)),
+        timedOut,
+      ]);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  return async function handle(request: Request, serverContext: ServerContext): Promise<Response> {
+    const started = performance.now();
+    const target = readRequestTarget(request, serverContext.req?.url);
+    const requestId = requestIdOf(request);
+    const record: RequestRecord = { requestId, route: UNMATCHED };
+    let response: Response;
+    if (target.form !== 'resource') {
+      response = nonResourceResponse(target, request.method, requestId);
+    } else {
+      let refusals = REST_REFUSALS;
+      try {
+        const { handler, pathParams } = await deps.route(target.url.pathname);
+        record.route = handler.route;
+        refusals = handler.refusals;
+        const exchange: Exchange = {
+          request: target.request,
+          url: target.url,
+          requestId,
+          source: deps.sourceOf(serverContext.req),
+          caller: ANONYMOUS,
+          pathParams,
+        };
+        response = await withinDeadline(exchange, handler, record, request.signal);
+      } catch (error) {
+        response = failureResponse(error, { requestId, path: target.path, refusals }, logger);
+      }
+    }
+    response.headers.set('x-request-id', requestId);
+    const seconds = (performance.now() - started) / 1000;
+    deps.metrics.observeRequest(record.route, request.method, response.status, seconds);
+    deps.requestLog(record, {
+      method: request.method,
+      path: target.path,
+      status: response.status,
+      seconds,
+      bytes: Number(response.headers.get('content-length') ?? 0),
+    });
+    return response;
+  };
+}
+
+const ANONYMOUS: Caller = { kind: 'anonymous' };
+
+/** 405 for a method the handler does not answer; HEAD is answered wherever GET is. */
+function refuseMethod(handler: Handler, { request, requestId }: Exchange): Response | undefined {
+  const { methods } = handler;
+  if (!methods || methods.includes(request.method)) return undefined;
+  if (request.method === 'HEAD' && methods.includes('GET')) return undefined;
+  return errorResponse(405, `${request.method} is not allowed here`, requestId, {
+    headers: { allow: methods.join(', '), ...handler.refusalHeaders },
+  });
+}
