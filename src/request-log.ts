@@ -18,6 +18,8 @@ export interface RequestRecord {
   clientId?: string;
   /** Whether the response cache answered: a miss when any of the request's lookups missed. */
   cache?: 'hit' | 'miss';
+  /** The client's mistake a 4xx answers (a rejected document, say): its code and message. */
+  error?: { code: string; message: string };
   /**
    * Set once the request is answered: what it started and outlives it (a pooled connection
    * that fails later, say) logs under no request id rather than a stale one.
@@ -49,6 +51,16 @@ export function noteCacheLookup(hit: boolean): void {
   record.cache = hit && record.cache !== 'miss' ? 'hit' : 'miss';
 }
 
+/** A client error's message is the client's own text in part: this much of it is kept. */
+const MAX_LOGGED_MESSAGE = 200;
+
+/** Notes the client's mistake the request is answered for, reported in its line. */
+export function noteClientError(code: string, message: string): void {
+  const record = serving.getStore();
+  if (record === undefined || record.error !== undefined) return;
+  record.error = { code, message: message.slice(0, MAX_LOGGED_MESSAGE) };
+}
+
 export interface RequestOutcome {
   method: string;
   path: string;
@@ -67,7 +79,7 @@ export type RequestLog = (record: RequestRecord, outcome: RequestOutcome) => voi
 export function createRequestLog(logger: Logger, sampleRate: number): RequestLog {
   return (record: RequestRecord, outcome: RequestOutcome): void => {
     if (outcome.status < 400 && !(Math.random() < sampleRate)) return;
-    const { requestId, route, clientId, cache } = record;
+    const { requestId, route, clientId, cache, error } = record;
     const { method, path, status, bytes } = outcome;
     const line = {
       requestId,
@@ -79,6 +91,7 @@ export function createRequestLog(logger: Logger, sampleRate: number): RequestLog
       bytes,
       clientId,
       cache,
+      error,
     };
     logger[status >= 500 ? 'warn' : 'info'](line, `${method} ${path} ${status}`);
   };

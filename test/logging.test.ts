@@ -44,6 +44,7 @@ interface LogLine {
   clientId?: string;
   cache?: string;
   err?: { type: string; message: string };
+  error?: { code: string; message: string };
 }
 
 interface Answer {
@@ -196,6 +197,62 @@ describe(`one line per request (on ${databaseKind})`, () => {
     expect(logged.linesOf(found.requestId)).toEqual([]);
     expect(logged.requestLine(missing.requestId).status).toBe(404);
   });
+});
+
+describe(`a client's mistake is its request line's business (on ${databaseKind})`, () => {
+  const RESPONSE = { accept: 'application/graphql-response+json' };
+  const mistakes: [string, RequestInit, string][] = [
+    [
+      'an unknown field',
+      graphqlPost('{ markets { nope } }', RESPONSE),
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
+    [
+      'too deep a document',
+      graphqlPost(`{ markets ${'{ __typename '.repeat(40)}${'}'.repeat(40)} }`, RESPONSE),
+      'QUERY_TOO_COMPLEX',
+    ],
+    [
+      'a global id that is not one',
+      graphqlPost('{ node(id: "nope") { id } }', RESPONSE),
+      'BAD_USER_INPUT',
+    ],
+    [
+      'a variable of the wrong type',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...RESPONSE },
+        body: JSON.stringify({
+          query: 'query ($id: Int!) { product(market: SE, id: $id) { name } }',
+          variables: { id: 'one' },
+        }),
+      },
+      'BAD_USER_INPUT',
+    ],
+    [
+      'a body that is not JSON',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...RESPONSE },
+        body: '{"query":',
+      },
+      'BAD_REQUEST',
+    ],
+  ];
+
+  for (const [what, init, code] of mistakes) {
+    it(`${what}: one line, at info, with its code and no stack`, async () => {
+      const logged = loggedApp();
+      const answer = await logged.send('/graphql', init);
+      // A bad global id is a field's error: the rest of the data is answered, with 200.
+      expect(answer.text).toContain(`"code":"${code}"`);
+      expect(answer.status).toBeLessThan(500);
+      const lines = logged.linesOf(answer.requestId);
+      expect(lines, JSON.stringify(lines)).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 30, status: answer.status, error: { code } });
+      expect(lines[0]!.err).toBeUndefined();
+    });
+  }
 });
 
 describe(`errors and warnings while serving carry the request id (on ${databaseKind})`, () => {

@@ -42,7 +42,7 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
     graphiql: GRAPHIQL_OPTIONS,
     renderGraphiQL: deps.graphiqlAssets.renderPage,
     maskedErrors: { maskError },
-    logging: deps.logger,
+    logging: createYogaLogger(deps.logger),
     context: ({ request }): RequestContext =>
       createRequestContext(deps.reads, deps.markets, workSignalOf(request)),
     // The schema takes no uploads: a body is JSON, at most GRAPHQL_MAX_BODY_BYTES, refused
