@@ -60,7 +60,8 @@ import { RestEngine } from './rest/engine.ts';
 import { handleTokenRequest, TOKEN_PATH, tokenRateLimitedResponse } from './rest/token-endpoint.ts';
 import { errorResponse, jsonResponse } from './rest/http.ts';
 import { restRoutes } from './rest/routes/index.ts';
-import { buildOpenApiDocument, packageVersion } from './rest/openapi.ts';
+import { buildOpenApiDocument } from './rest/openapi.ts';
+import { packageVersion } from './version.ts';
 import { createDocsPages, DOCS_PATH, OPENAPI_PATH } from './rest/docs-page.ts';
 
 export interface AppDependencies {
