@@ -23,15 +23,14 @@ import {
   type ListingFilter,
   type ListingOrder,
 } from '../src/db/repositories/product-listing.ts';
+import { searchProductIds, type SearchOrder } from '../src/db/repositories/product-search.ts';
 import {
-  searchProductIds,
   searchTermOf,
   splitQuery,
   textSearchOf,
-  type SearchOrder,
   type SearchTerm,
   type TextSearch,
-} from '../src/db/repositories/product-search.ts';
+} from '../src/search/text-search.ts';
 import { readTypoVocabulary } from '../src/search/vocabularies.ts';
 import type { MarketCode } from '../src/markets.ts';
 import { catalogueUrl } from './catalogue.ts';

@@ -18,11 +18,9 @@ import {
   countSearchMatches,
   FRONT_ROWS,
   searchProductIds,
-  searchTermOf,
-  splitQuery,
-  textSearchOf,
   type SearchFilter,
 } from '../src/db/repositories/product-search.ts';
+import { searchTermOf, splitQuery, textSearchOf } from '../src/search/text-search.ts';
 import { readTypoVocabulary } from '../src/search/vocabularies.ts';
 import { catalogueUrl } from './catalogue.ts';
 import { MARKET, readWorkloadInputs } from './workloads.ts';

@@ -25,8 +25,9 @@ import { createProxyTrust } from './proxy-trust.ts';
 import { createRequestLog, noteCacheLookup } from './request-log.ts';
 import { createDocsPages } from './rest/docs-page.ts';
 import { RestEngine } from './rest/engine.ts';
-import { buildOpenApiDocument, packageVersion } from './rest/openapi.ts';
+import { buildOpenApiDocument } from './rest/openapi.ts';
 import { restRoutes } from './rest/routes/index.ts';
+import { packageVersion } from './version.ts';
 
 export interface AppDependencies {
   config: Config;

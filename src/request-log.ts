@@ -7,7 +7,7 @@
  * reports finds every line about its request.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Logger } from './logger.ts';
+import type { Logger } from 'pino';
 
 /** What a request's line reports besides its method, path, status, duration and size. */
 export interface RequestRecord {

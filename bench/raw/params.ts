@@ -6,7 +6,7 @@
  * what it claims to.
  */
 
-import type { TextSearchConfig } from '../../src/db/repositories/product-search.ts';
+import type { TextSearchConfig } from '../../src/search/text-search-configs.ts';
 
 export const MARKET_CODES = ['se', 'no', 'dk', 'fi', 'fr', 'gb', 'nz'] as const;
 export type MarketCode = (typeof MARKET_CODES)[number];

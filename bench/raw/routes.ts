@@ -33,7 +33,7 @@ import {
 } from './sql/suggestions.ts';
 import { relevanceQueries } from '../../src/search/relevance-queries.ts';
 import type { TypoVocabulary } from '../../src/search/typo-tolerance.ts';
-import type { TextSearchConfig } from '../../src/db/repositories/product-search.ts';
+import type { TextSearchConfig } from '../../src/search/text-search-configs.ts';
 
 export interface Statement {
   /** The prepared statement's name: parsed and planned once per connection. */

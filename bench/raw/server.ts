@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type pg from 'pg';
-import type { TextSearchConfig } from '../../src/db/repositories/product-search.ts';
+import type { TextSearchConfig } from '../../src/search/text-search-configs.ts';
 import { typoVocabularyOf } from '../../src/search/vocabularies.ts';
 import type { TypoVocabulary } from '../../src/search/typo-tolerance.ts';
 import { METRICS_CONTENT_TYPE, metricsText } from '../child-server.ts';

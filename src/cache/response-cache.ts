@@ -41,7 +41,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { packageVersion } from '../rest/openapi.ts';
+import { packageVersion } from '../version.ts';
 import { createRedisStore } from './redis-store.ts';
 
 export interface ResponseCacheEvents {

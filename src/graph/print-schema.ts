@@ -13,8 +13,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { format, resolveConfig } from 'prettier';
-import { buildOpenApiDocument, packageVersion } from '../rest/openapi.ts';
+import { buildOpenApiDocument } from '../rest/openapi.ts';
 import { restRoutes } from '../rest/routes/index.ts';
+import { packageVersion } from '../version.ts';
 import { schema } from './schema.ts';
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../../schema/schema.graphql', import.meta.url));

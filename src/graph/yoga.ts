@@ -19,6 +19,7 @@ import type { GraphiQLAssets } from './graphiql-assets.ts';
 import { useGraphQLOverHttpStatus } from './http-status.ts';
 import { useDocumentLimits, useJsonBodiesOnly, useJsonParameters } from './limits.ts';
 import { schema } from './schema.ts';
+import { createYogaLogger, useClientErrorsInRequestLine } from './yoga-logging.ts';
 
 export interface GraphQLServerDependencies {
   config: Config;
@@ -57,6 +58,7 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
       useCompiledExecution(),
       useEntityTags(),
       useGraphQLOverHttpStatus(),
+      useClientErrorsInRequestLine(),
       ...(deps.responseCache ? [deps.responseCache] : []),
     ],
   });

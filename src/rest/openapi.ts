@@ -11,7 +11,6 @@
  * are inlined where they are used, with their name as `title`, rather than given a component
  * that would describe only one of them.
  */
-import packageJson from '../../package.json' with { type: 'json' };
 import { MAX_TOKEN_REQUEST_BYTES, TOKEN_ERROR_CODES, TOKEN_PATH } from '../auth/token-endpoint.ts';
 import type { ParamSchema, ParamSpec } from './params.ts';
 import type { JsonSchema, Resource, RestField } from './resources.ts';
@@ -51,11 +50,6 @@ export interface OpenApiParameter {
   required?: boolean;
   deprecated?: boolean;
   schema: JsonSchema;
-}
-
-/** The version in package.json (imported, so the production bundle carries it). */
-export function packageVersion(): string {
-  return packageJson.version;
 }
 
 const JSON_MEDIA_TYPE = 'application/json';

@@ -5,7 +5,7 @@
  * `categories(query:)` matches these names too. A category without a translation is known
  * by its English name (`categories.name`) in every language.
  */
-import type { TextSearchConfig } from '../db/repositories/product-search.ts';
+import type { TextSearchConfig } from './text-search-configs.ts';
 
 type TranslatedConfig = Exclude<TextSearchConfig, 'english'>;
 

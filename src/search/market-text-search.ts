@@ -4,17 +4,17 @@
  * language's vocabulary. `products(query:)` and `categories(query:)` both take it.
  */
 import type { RequestContext } from '../context.ts';
+import { badUserInput } from '../errors.ts';
+import type { MarketCode } from '../markets.ts';
+import { isTextSearchConfig } from './text-search-configs.ts';
 import {
-  isTextSearchConfig,
   MAX_QUERY_LENGTH,
   MAX_QUERY_TERMS,
   searchTermOf,
   splitQuery,
   textSearchOf,
   type TextSearch,
-} from '../db/repositories/product-search.ts';
-import { badUserInput } from '../errors.ts';
-import type { MarketCode } from '../markets.ts';
+} from './text-search.ts';
 import { searchVocabulary } from './vocabularies.ts';
 
 /**

@@ -17,7 +17,7 @@
  * Terms are words of letters, marks and digits only (SEARCH_WORD), as are the vocabulary and
  * the synonyms, so quoting each in '…' is all the escaping a tsquery needs.
  */
-import type { TextSearchConfig } from '../db/repositories/product-search.ts';
+import type { TextSearchConfig } from './text-search-configs.ts';
 import { synonymsOf } from './synonyms.ts';
 import { typosAllowed, type TypoVocabulary } from './typo-tolerance.ts';
 

@@ -4,7 +4,7 @@
  * Words are lowercase, as typed; each is stemmed in its language like any term. A group
  * holds single words only: a term is one word.
  */
-import type { TextSearchConfig } from '../db/repositories/product-search.ts';
+import type { TextSearchConfig } from './text-search-configs.ts';
 
 export const SYNONYM_GROUPS: Readonly<Record<TextSearchConfig, readonly (readonly string[])[]>> = {
   english: [

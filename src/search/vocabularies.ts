@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { RequestContext } from '../context.ts';
 import type { MarketDirectory } from '../db/repositories/markets.ts';
-import type { TextSearchConfig } from '../db/repositories/product-search.ts';
+import type { TextSearchConfig } from './text-search-configs.ts';
 import { listSearchVocabulary } from '../db/repositories/search-vocabulary.ts';
 import type { Database } from '../db/types.ts';
 import { SYNONYM_GROUPS } from './synonyms.ts';

@@ -38,15 +38,15 @@ import {
   type WorkloadId,
   type WorkloadInputs,
 } from '../../bench/workloads.ts';
+import { FRONT_ROWS } from '../../src/db/repositories/product-search.ts';
+import { tagUrlWithRef } from '../../src/graph/scope.ts';
+import { MARKET_CODES } from '../../src/markets.ts';
 import {
-  FRONT_ROWS,
   MAX_QUERY_LENGTH,
   MAX_QUERY_TERMS,
   searchTermOf,
   splitQuery,
-} from '../../src/db/repositories/product-search.ts';
-import { tagUrlWithRef } from '../../src/graph/scope.ts';
-import { MARKET_CODES } from '../../src/markets.ts';
+} from '../../src/search/text-search.ts';
 import { useRestCatalogue } from '../helpers/rest.ts';
 
 const rest = useRestCatalogue();

@@ -400,7 +400,8 @@ const EXTRA_HEADERS: fc.Arbitrary<[string, string][]> = fc.array(
 /** The parameters a route needs to answer 200, before anything is done to them. */
 function baseline(route: RestRoute): Pair[] {
   const pairs: Pair[] = [{ name: 'market', value: 'se', writing: 'encoded' }];
-  if (route.access === 'partner') pairs.push({ name: 'ref', value: 'demo-ref', writing: 'encoded' });
+  if (route.access === 'partner')
+    pairs.push({ name: 'ref', value: 'demo-ref', writing: 'encoded' });
   if (route.id === 'categories') pairs.push({ name: 'q', value: 'b', writing: 'encoded' });
   if (route.id === 'partnerSearchProducts') {
     pairs.push({ name: 'productIds', value: '41,42', writing: 'encoded' });

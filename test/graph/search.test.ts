@@ -7,14 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { refreshProductMarketSummaries } from '../../src/db/repositories/product-market-summaries.ts';
+import { searchProductIds } from '../../src/db/repositories/product-search.ts';
+import { rebuildSearchWords } from '../../src/db/repositories/search-vocabulary.ts';
 import {
-  searchProductIds,
   searchTermOf,
   splitQuery,
   textSearchOf,
   type TextSearch,
-} from '../../src/db/repositories/product-search.ts';
-import { rebuildSearchWords } from '../../src/db/repositories/search-vocabulary.ts';
+} from '../../src/search/text-search.ts';
 import { readTypoVocabulary } from '../../src/search/vocabularies.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertOffers, insertProduct } from '../helpers/fixtures.ts';

@@ -9,14 +9,11 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
-import {
-  buildOpenApiDocument,
-  packageVersion,
-  type OpenApiDocument,
-} from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../src/rest/openapi.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
+import { packageVersion } from '../../src/version.ts';
 import { demoTokenRequest, everyField } from '../helpers/rest.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 

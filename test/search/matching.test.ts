@@ -14,15 +14,13 @@ import {
   findFrontMatches,
   SEARCH_COUNT_CAP,
   searchProductIds,
-  searchTermOf,
-  splitQuery,
-  textSearchOf,
 } from '../../src/db/repositories/product-search.ts';
 import {
   MAX_LEXICON_TEXT,
   rebuildSearchLexicons,
   rebuildSearchWords,
 } from '../../src/db/repositories/search-vocabulary.ts';
+import { searchTermOf, splitQuery, textSearchOf } from '../../src/search/text-search.ts';
 import { readTypoVocabulary } from '../../src/search/vocabularies.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 import { insertBasics, insertOffers, insertProduct } from '../helpers/fixtures.ts';

@@ -35,7 +35,7 @@ export const FRONT_ROWS = 1_000;
 /** src/db/repositories/product-search.ts CATEGORY_HEAD_ROWS. */
 const CATEGORY_HEAD_ROWS = 500;
 
-/** src/db/repositories/product-search.ts MAX_QUERY_TERMS, MAX_QUERY_LENGTH. */
+/** src/search/text-search.ts MAX_QUERY_TERMS, MAX_QUERY_LENGTH. */
 export const MAX_QUERY_TERMS = 8;
 export const MAX_QUERY_LENGTH = 200;
 
@@ -44,19 +44,19 @@ const TEXT_SEARCH_CONFIGS = ['swedish', 'norwegian', 'danish', 'finnish', 'frenc
 
 const FIRST_QUERY_PARAMETER = 6;
 
-/** A term reduced to what the database compares (product-search.ts SearchTerm). */
+/** A term reduced to what the database compares (src/search/text-search.ts SearchTerm). */
 export interface SearchTerm {
   words: string[];
 }
 
-/** product-search.ts splitQuery. */
+/** src/search/text-search.ts splitQuery. */
 export function splitQuery(query: string): string[] {
   return query.trim().split(/\s+/u).filter(Boolean);
 }
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
-/** product-search.ts searchTermOf. */
+/** src/search/text-search.ts searchTermOf. */
 export function searchTermOf(term: string): SearchTerm | null {
   const words = term.normalize('NFC').toLowerCase().match(WORD);
   return words ? { words } : null;
@@ -69,13 +69,13 @@ export function searchTermOf(term: string): SearchTerm | null {
 function searchSql(config: string, weights: readonly TierWeights[]) {
   if (!TEXT_SEARCH_CONFIGS.includes(config)) throw new Error(`unindexed text search ${config}`);
   const language = `'search_${config}'::regconfig`;
-  // product-search.ts vectorMatches.
+  // text-match.ts vectorMatches.
   const matches = (vector: string, tier: number) => {
     const part =
       weights[tier] === null ? vector : `ts_filter(${vector}, '${weights[tier]}'::"char"[])`;
     return `${part} @@ to_tsquery(${language}, $${FIRST_QUERY_PARAMETER + tier})`;
   };
-  // product-search.ts relevanceTiers and relevanceTierOf.
+  // text-match.ts relevanceTiers and relevanceTierOf.
   const tierCondition = (vector: string, tier: number) =>
     tier === 0
       ? matches(vector, 0)

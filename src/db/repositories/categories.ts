@@ -4,15 +4,12 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
+import type { TextSearch } from '../../search/text-search.ts';
 import type { CategoriesTable, Database } from '../types.ts';
 import { executePrepared } from '../prepared.ts';
-import {
-  configLiteral,
-  relevanceTierOf,
-  vectorMatchesSearch,
-  type TextSearch,
-} from './product-search.ts';
+import { subtreeOf } from './category-subtree.ts';
 import { anyOf } from './sql.ts';
+import { configLiteral, relevanceTierOf, vectorMatchesSearch } from './text-match.ts';
 
 export type CategoryRow = Selectable<CategoriesTable>;
 
@@ -65,17 +62,6 @@ export async function findAncestors(
   return rows;
 }
 
-/** The leaves of each category's subtree (a leaf's subtree is itself) as SQL. */
-export function subtreeOf(categoryIds: readonly number[]) {
-  return sql`(
-    with recursive down (root_id, id) as (
-      select c.id, c.id from categories c where c.id = any(${[...categoryIds]}::integer[])
-      union all
-      select down.root_id, c.id from down join categories c on c.parent_id = down.id
-    )
-    select root_id, id from down)`;
-}
-
 export interface CategoryMarketStatsRow {
   category_id: number;
   market: MarketCode;
@@ -101,7 +87,7 @@ export async function findCategoryMarketStats(
 }
 
 /**
- * Category search, with the products' matching rules (product-search.ts): every term is a
+ * Category search, with the products' matching rules (text-match.ts): every term is a
  * word of the category's name in the search's language (category_translations) or its
  * English name, a synonym, a word's beginning or within its typos of a vocabulary word. The
  * category tree is small (hundreds of rows), so one scan computing every leaf's vector costs

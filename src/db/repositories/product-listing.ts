@@ -8,7 +8,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
 import { executePrepared } from '../prepared.ts';
-import { subtreeOf } from './categories.ts';
+import { subtreeOf } from './category-subtree.ts';
 import type { ProductColumn, ProductRow } from './products.ts';
 import { columnsWithId } from './sql.ts';
 

@@ -15,9 +15,8 @@
  * make to_tsquery fail.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { relevanceQueries, type RelevanceTier } from '../../search/relevance-queries.ts';
-import type { TypoVocabulary } from '../../search/typo-tolerance.ts';
-import { SEARCH_WORD } from '../../search/words.ts';
+import type { RelevanceTier } from '../../search/relevance-queries.ts';
+import type { TextSearch } from '../../search/text-search.ts';
 import type { Database } from '../types.ts';
 import {
   firstRowsPerCategory,
@@ -29,116 +28,13 @@ import {
   type ListingOrder,
   type Page,
 } from './product-listing.ts';
-
-/** The text-search configurations the migration indexes (one per market language). */
-export const TEXT_SEARCH_CONFIGS = [
-  'swedish',
-  'norwegian',
-  'danish',
-  'finnish',
-  'french',
-  'english',
-] as const;
-export type TextSearchConfig = (typeof TEXT_SEARCH_CONFIGS)[number];
-
-export function isTextSearchConfig(value: string): value is TextSearchConfig {
-  return (TEXT_SEARCH_CONFIGS as readonly string[]).includes(value);
-}
-
-/** One term of a query, reduced to what the database compares. */
-export interface SearchTerm {
-  /** The term's words, lowercased: runs of letters, combining marks and digits. */
-  words: string[];
-}
-
-/** A search in one market's language: every term must match. */
-export interface TextSearch {
-  config: TextSearchConfig;
-  /**
-   * The relevance tiers, best first, each matching all the one before it matches
-   * (relevanceQueries). Empty when the query had no letters or digits at all: nothing
-   * matches.
-   */
-  tiers: RelevanceTier[];
-}
-
-/** Bounds on a query (the suggestions endpoint allows eight terms, spec 4.3). */
-export const MAX_QUERY_TERMS = 8;
-export const MAX_QUERY_LENGTH = 200;
-
-/** The query's terms as typed: separated by white space. */
-export function splitQuery(query: string): string[] {
-  return query.trim().split(/\s+/u).filter(Boolean);
-}
-
-/** A term's words (SEARCH_WORD); null for a term without words. */
-export function searchTermOf(term: string): SearchTerm | null {
-  const words = term.normalize('NFC').toLowerCase().match(SEARCH_WORD);
-  return words ? { words } : null;
-}
-
-/** The search for a query's terms in a language, its typos corrected towards `vocabulary`. */
-export function textSearchOf(
-  config: TextSearchConfig,
-  terms: readonly SearchTerm[],
-  vocabulary: TypoVocabulary,
-): TextSearch {
-  return {
-    config,
-    tiers: relevanceQueries(
-      config,
-      terms.flatMap((term) => term.words),
-      vocabulary,
-    ),
-  };
-}
-
-/**
- * The language's search configuration (migration 0005: its stemming without stop words) as
- * a SQL constant: a language is never a parameter, so to_tsquery is evaluated once.
- */
-export function configLiteral(config: TextSearchConfig): RawBuilder<unknown> {
-  if (!isTextSearchConfig(config)) throw new Error(`unknown text-search config ${config}`);
-  return sql`${sql.lit(`search_${config}`)}::regconfig`;
-}
-
-/**
- * The tier's part of the search vector matches its query: written as migration 0005's
- * indexes are, `ts_filter(search_vector, '{a,b}'::"char"[])`, so that they serve it.
- */
-function vectorMatches(
-  search: TextSearch,
-  vector: RawBuilder<unknown>,
-  tier: RelevanceTier,
-): RawBuilder<boolean> {
-  const part =
-    tier.weights === null ? vector : sql`ts_filter(${vector}, ${sql.lit(tier.weights)}::"char"[])`;
-  return sql<boolean>`${part} @@ to_tsquery(${configLiteral(search.config)}, ${tier.query})`;
-}
-
-/** Every term matches in one way or another: the search as a whole (its last tier's query). */
-export function vectorMatchesSearch(
-  search: TextSearch,
-  vector: RawBuilder<unknown>,
-): RawBuilder<boolean> {
-  const tier = search.tiers.at(-1);
-  return tier === undefined ? sql<boolean>`false` : vectorMatches(search, vector, tier);
-}
-
-/**
- * RELEVANCE as tiers, best first (each then ordered by popularity): a product is in the
- * first tier whose query it matches (relevanceQueries).
- */
-export function relevanceTiers(
-  search: TextSearch,
-  vector: RawBuilder<unknown>,
-): RawBuilder<boolean>[] {
-  return search.tiers.map((tier, index) =>
-    index === 0
-      ? vectorMatches(search, vector, tier)
-      : sql<boolean>`(${vectorMatches(search, vector, tier)} and not ${vectorMatches(search, vector, search.tiers[index - 1]!)})`,
-  );
-}
+import {
+  configLiteral,
+  relevanceTierOf,
+  relevanceTiers,
+  vectorMatches,
+  vectorMatchesSearch,
+} from './text-match.ts';
 
 /** The listing orders, and RELEVANCE (relevanceTiers, then popularity). */
 export type SearchOrder = ListingOrder | 'RELEVANCE';
@@ -217,22 +113,6 @@ export interface FrontMatches {
   tiers: number[][];
   /** Per tier, whether its language's lexicon lets it match at all (lexiconAdmits). */
   possible: boolean[];
-}
-
-/** The number of the first tier whose query the vector matches (for a vector that matches). */
-export function relevanceTierOf(
-  search: TextSearch,
-  vector: RawBuilder<unknown>,
-): RawBuilder<number> {
-  // Cast: a bare 0 in an ORDER BY would mean its first column.
-  if (search.tiers.length <= 1) return sql<number>`0::integer`;
-  const better = search.tiers.slice(0, -1);
-  return sql<number>`case ${sql.join(
-    better.map(
-      (tier, index) => sql`when ${vectorMatches(search, vector, tier)} then ${sql.lit(index)}`,
-    ),
-    sql` `,
-  )} else ${sql.lit(better.length)} end`;
 }
 
 /** The tiers an order ranks by, as defined (tiersOf's). */

@@ -17,8 +17,8 @@ import {
   type CategoryMarketStatsRow,
   type CategoryRow,
 } from '../../db/repositories/categories.ts';
-import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from '../../db/repositories/product-search.ts';
 import { marketTextSearch } from '../../search/market-text-search.ts';
+import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from '../../search/text-search.ts';
 import type { RequestContext } from '../../context.ts';
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';

@@ -16,8 +16,6 @@ import {
 } from '../../db/repositories/product-listing.ts';
 import {
   countSearchMatches,
-  MAX_QUERY_LENGTH,
-  MAX_QUERY_TERMS,
   searchProductIds,
   SEARCH_COUNT_CAP,
   type SearchOrder,
@@ -29,6 +27,7 @@ import {
 } from '../../db/repositories/products.ts';
 import { badUserInput } from '../../errors.ts';
 import { marketTextSearch } from '../../search/market-text-search.ts';
+import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from '../../search/text-search.ts';
 import type { RequestContext } from '../../context.ts';
 import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
