@@ -11,7 +11,7 @@ import { createResponseCache } from './cache/response-cache.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { createMarketDirectory } from './db/repositories/markets.ts';
-import { setLoaderBatching } from './graph/batching.ts';
+import { withoutLoaderBatching } from './graph/batching.ts';
 import { createGraphiQLAssets } from './graph/graphiql-assets.ts';
 import { schema } from './graph/schema.ts';
 import { createGraphQLServer } from './graph/yoga.ts';
@@ -38,7 +38,6 @@ export interface AppDependencies {
 }
 
 export function createApp({ config, database, logger, draining }: AppDependencies) {
-  setLoaderBatching(config.dataLoaderBatching);
   database.limitStatements(config.statementTimeoutMs);
   const metrics = createMetrics(database);
   const responseCache = createResponseCache(
@@ -97,7 +96,10 @@ export function createApp({ config, database, logger, draining }: AppDependencie
 
   // `app.dispose()` closes what the app opened itself (the Redis connections); the database
   // belongs to the caller.
-  return createServerAdapter<ServerContext>(pipeline, {
+  const serve: typeof pipeline = config.dataLoaderBatching
+    ? pipeline
+    : (request, serverContext) => withoutLoaderBatching(() => pipeline(request, serverContext));
+  return createServerAdapter<ServerContext>(serve, {
     plugins: [
       {
         onDispose: async () => {

@@ -5,7 +5,9 @@
  * SQL a query runs shows up in review.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { setLoaderBatching } from '../../src/graph/batching.ts';
+import { pino } from 'pino';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
 // Every case here counts what an execution runs, and some run the same operation twice (with
@@ -304,11 +306,27 @@ describe('with DataLoader batching off (DATALOADER_BATCHING=false, the benchmark
   it('answers the same data, with statements growing with the number of products', async () => {
     const ids = twenty.map((product) => product.productId);
     const batched = await run(BY_IDS, { ids });
-    setLoaderBatching(false);
+    // An app of its own on the same database: the switch is the app's, not the process's.
+    const naiveApp = createApp({
+      config: loadConfig({ RESPONSE_CACHE_TTL_SECONDS: '0', DATALOADER_BATCHING: 'false' }),
+      database: catalogue.database,
+      logger: pino({ level: 'silent' }),
+    });
+    const naiveGraphql = async (variables: Record<string, unknown>) => {
+      catalogue.statements.length = 0;
+      const response = await naiveApp.fetch(
+        new Request('http://test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: BY_IDS, variables }),
+        }),
+      );
+      return (await response.json()) as { data?: unknown; errors?: unknown[] };
+    };
     try {
-      const one = await catalogue.graphql(BY_IDS, { ids: [ids[0]] });
+      const one = await naiveGraphql({ ids: [ids[0]] });
       const perProduct = executedSql().length;
-      const naive = await catalogue.graphql(BY_IDS, { ids });
+      const naive = await naiveGraphql({ ids });
       expect(naive.errors).toBeUndefined();
       expect(naive.data).toEqual(batched.data);
       expect(one.errors).toBeUndefined();
@@ -316,8 +334,11 @@ describe('with DataLoader batching off (DATALOADER_BATCHING=false, the benchmark
       expect(perProduct).toBeGreaterThan(batched.sql.length);
       expect(executedSql().length).toBeGreaterThan(15 * perProduct);
       expect(executedSql().filter((s) => / from "products" where /.test(s))).toHaveLength(20);
+
+      // The app beside it still batches.
+      expect((await run(BY_IDS, { ids })).sql).toEqual(batched.sql);
     } finally {
-      setLoaderBatching(true);
+      await naiveApp.dispose();
     }
   });
 });
