@@ -4,6 +4,7 @@
  * src/config/settings.ts, the rules between them in src/config/checks.ts.
  */
 import { CHECKS } from './config/checks.ts';
+import type { Source } from './config/parsers.ts';
 import { SETTINGS, type Config } from './config/settings.ts';
 
 export { redactUrl } from './config/parsers.ts';
@@ -39,30 +40,27 @@ type Key = keyof Config;
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
   const refused = new Set<Key>();
-  const value = (name: string) => {
-    const trimmed = env[name]?.trim();
-    return trimmed === '' ? undefined : trimmed;
-  };
-  const read = (key: Key, production: boolean): unknown =>
-    SETTINGS[key].parse.read(SETTINGS[key].names, {
-      value,
-      production,
-      refuse(problem) {
-        problems.push(problem);
-        refused.add(key);
-      },
-    });
-  // Read first: other settings' defaults and checks depend on it.
-  const production = read('production', false) as boolean;
-  const keys = Object.keys(SETTINGS) as Key[];
-  const config = Object.fromEntries(
-    keys.map((key) => [key, key === 'production' ? production : read(key, production)]),
-  ) as Config;
+  const config: Partial<Record<Key, unknown>> = {};
+  const source = (key: Key): Source => ({
+    value(name) {
+      const value = env[name]?.trim();
+      return value === '' ? undefined : value;
+    },
+    // Declared first, so read before every setting that depends on it.
+    production: config.production === true,
+    refuse(problem) {
+      problems.push(problem);
+      refused.add(key);
+    },
+  });
+  for (const key of Object.keys(SETTINGS) as Key[]) {
+    config[key] = SETTINGS[key].parse.read(SETTINGS[key].names, source(key));
+  }
   for (const check of CHECKS) {
     if (check.unlessRefused.some((key) => refused.has(key))) continue;
-    const problem = check.problem(config);
+    const problem = check.problem(config as Config);
     if (problem !== undefined) problems.push(problem);
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return config;
+  return config as Config;
 }

@@ -11,7 +11,7 @@ import { MARKET_CODES, type MarketCode } from '../markets.ts';
 export interface Source {
   /** A variable's value, trimmed; undefined when it is unset or empty. */
   value(name: string): string | undefined;
-  /** NODE_ENV=production, which some defaults and checks depend on. */
+  /** NODE_ENV=production, which some defaults and checks depend on (read first for that). */
   production: boolean;
   refuse(problem: string): void;
 }
@@ -165,8 +165,9 @@ export function url(options: {
   return {
     ...scalar<string | undefined>({ default: undefined }, accepts, (value, name) => {
       const protocol = protocolOf(value);
-      if (protocol === undefined)
+      if (protocol === undefined) {
         return new Refusal(`${name} must be a URL, got "${redactUrl(value)}"`);
+      }
       if (!protocols.includes(protocol)) {
         return new Refusal(`${name} must use ${protocols.join(' or ')}, got "${redactUrl(value)}"`);
       }
@@ -233,6 +234,7 @@ export function isTrustedProxy(entry: string): boolean {
   }
 }
 
+/** A list entry that is a URL of one of `protocols`. */
 export function hasProtocol(protocols: readonly string[]) {
   return (entry: string) => protocols.includes(protocolOf(entry) ?? '');
 }

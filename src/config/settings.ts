@@ -79,6 +79,13 @@ function embeddedDataDir(value: string): string {
 }
 
 export const SETTINGS = {
+  // First: the settings after it read it (Source.production).
+  production: {
+    names: ['NODE_ENV'],
+    commands: EVERY_COMMAND,
+    meaning: 'production: TOKEN_SECRET required, no seeding unless SEED_ON_EMPTY=true',
+    parse: productionMode(),
+  },
   publicBaseUrl: {
     names: ['PUBLIC_BASE_URL'],
     commands: SERVE,
@@ -413,12 +420,6 @@ export const SETTINGS = {
     meaning: "batch each request's loads (false only for the benchmark)",
     details: "and deduplicate them; `false` is the benchmark's naive floor: a statement per row",
     parse: boolean({ default: true }),
-  },
-  production: {
-    names: ['NODE_ENV'],
-    commands: EVERY_COMMAND,
-    meaning: 'production: TOKEN_SECRET required, no seeding unless SEED_ON_EMPTY=true',
-    parse: productionMode(),
   },
 } as const satisfies Record<string, Setting<unknown>>;
 
