@@ -20,7 +20,6 @@ export {
   type LogFormat,
   type LogLevel,
   type SeedScale,
-  type Setting,
 } from './config/settings.ts';
 
 export class ConfigError extends Error {
