@@ -6,11 +6,7 @@
 import { writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { closest, distance } from 'fastest-levenshtein';
-import {
-  ENVIRONMENT_VARIABLES,
-  type ConfiguredCommand,
-  type EnvironmentVariable,
-} from '../config.ts';
+import { SETTINGS, type ConfiguredCommand, type EnvironmentVariable } from '../config.ts';
 import { exitOnFailure, UsageError } from './errors.ts';
 import { isCalendarDay } from '../../seeds/calendar.ts';
 
@@ -35,13 +31,13 @@ export interface CommandSpec<Options extends Record<string, OptionSpec>> {
   invocation: string;
   summary: string;
   options: Options;
-  environment: readonly Pick<EnvironmentVariable, 'names' | 'meaning'>[];
+  environment: readonly EnvironmentVariable[];
 }
 
-/** The variables a command of src/main.ts reads, as src/config.ts declares them. */
+/** The variables a command of src/main.ts reads, as src/config/settings.ts declares them. */
 export function environmentOf(command: ConfiguredCommand): readonly EnvironmentVariable[] {
-  return ENVIRONMENT_VARIABLES.filter((variable) =>
-    (variable.commands as readonly ConfiguredCommand[]).includes(command),
+  return Object.values(SETTINGS).filter((setting) =>
+    (setting.commands as readonly ConfiguredCommand[]).includes(command),
   );
 }
 

@@ -1,0 +1,429 @@
+/**
+ * Every setting the service reads, each declared once: its variable, what it means (a line of
+ * `--help`, and README's table with `details`), the commands it matters to, and its parser
+ * (what it accepts, its default). The `Config` type, the loader (src/config.ts), `--help` and
+ * README's table (readme-table.ts) all come from here; problems are reported in this order.
+ */
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import type { MarketCode } from '../markets.ts';
+import {
+  baseOnly,
+  boolean,
+  fraction,
+  hasProtocol,
+  integer,
+  isTrustedProxy,
+  list,
+  oneOf,
+  perMarket,
+  productionMode,
+  redactUrl,
+  secret,
+  text,
+  url,
+  withoutTrailingSlash,
+  type Parser,
+} from './parsers.ts';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** `auto`: pino-pretty's readable lines when stdout is a terminal, JSON lines otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export const SEED_SCALES = ['sample', 'bench', 'large'] as const;
+export type SeedScale = (typeof SEED_SCALES)[number];
+
+/** Used only when TOKEN_SECRET is unset outside production, so a fresh clone starts as is. */
+export const DEVELOPMENT_TOKEN_SECRET = 'development-only-token-secret-change-me-0000';
+
+/**
+ * Token secrets anyone can read in this repository, by where they are published: fine on a
+ * developer's machine, refused in production, where they would let anyone sign tokens.
+ */
+const PUBLISHED_TOKEN_SECRETS = new Map([
+  [DEVELOPMENT_TOKEN_SECRET, 'the development-only default'],
+  ['compose-placeholder-token-secret-CHANGE-ME', 'the placeholder from docker-compose.yml'],
+]);
+
+export type ConfiguredCommand = 'serve' | 'migrate' | 'seed';
+
+export interface EnvironmentVariable {
+  names: readonly string[];
+  /** One line for `--help`, and the start of README's text. */
+  meaning: string;
+}
+
+export interface Setting<T> extends EnvironmentVariable {
+  /** The commands it matters to (every command validates them all). */
+  commands: readonly ConfiguredCommand[];
+  /** README's text after the meaning, in Markdown. */
+  details?: string;
+  parse: Parser<T>;
+}
+
+const SERVE = ['serve'] as const;
+const EVERY_COMMAND = ['serve', 'migrate', 'seed'] as const;
+const HTTP = ['http:', 'https:'];
+const POSTGRES = ['postgres:', 'postgresql:'];
+
+function siteUrlVariable(market: MarketCode): string {
+  return `SITE_URL_${market.toUpperCase()}`;
+}
+
+/** A directory, made absolute; PGlite's in-memory `memory://` passes through as it is. */
+function embeddedDataDir(value: string): string {
+  return value.startsWith('memory://') ? value : path.resolve(value);
+}
+
+export const SETTINGS = {
+  // First: the settings after it read it (Source.production).
+  production: {
+    names: ['NODE_ENV'],
+    commands: EVERY_COMMAND,
+    meaning: 'production: TOKEN_SECRET required, no seeding unless SEED_ON_EMPTY=true',
+    parse: productionMode(),
+  },
+  publicBaseUrl: {
+    names: ['PUBLIC_BASE_URL'],
+    commands: SERVE,
+    meaning: 'URL clients reach the service under, for the links in answers',
+    details:
+      'optionally with a path prefix (`https://api.example.com/catalogue`); unset: the origin a ' +
+      'trusted proxy forwards, else `http://` `HOST` (`localhost` for `0.0.0.0`) and the port ' +
+      '([docs/api.md](docs/api.md#paging))',
+    parse: url({ protocols: HTTP, normalise: baseOnly }),
+  },
+  siteUrls: {
+    ...perMarket(siteUrlVariable, url({ protocols: HTTP, normalise: withoutTrailingSlash })),
+    commands: SERVE,
+    meaning: "a market's site base URL for product and category links, overriding the stored one",
+  },
+  tokenSecret: {
+    names: ['TOKEN_SECRET'],
+    commands: SERVE,
+    meaning: 'key signing partner access tokens (required with NODE_ENV=production)',
+    details: 'production refuses the ones published in the code and docker-compose.yml',
+    parse: secret({
+      minLength: 32,
+      development: DEVELOPMENT_TOKEN_SECRET,
+      published: PUBLISHED_TOKEN_SECRETS,
+    }),
+  },
+  tokenTtlSeconds: {
+    names: ['TOKEN_TTL_SECONDS'],
+    commands: SERVE,
+    meaning: 'lifetime of a partner access token',
+    parse: integer({ min: 60, max: 86_400, default: 3600 }),
+  },
+  port: {
+    names: ['PORT'],
+    commands: SERVE,
+    meaning: 'port to listen on (0 picks a free one)',
+    parse: integer({ min: 0, max: 65_535, default: 4000 }),
+  },
+  host: {
+    names: ['HOST'],
+    commands: SERVE,
+    meaning: 'interface to listen on',
+    parse: text({ accepts: 'an address or host name', default: '0.0.0.0' }),
+  },
+  workers: {
+    names: ['WORKERS'],
+    commands: SERVE,
+    meaning: 'processes serving the port (auto: one per core; above 1 needs DATABASE_URL)',
+    details:
+      "forked by Node's cluster module, a worker that dies is restarted; the embedded " +
+      'database is one process\'s own (docs/operations.md, "Running several processes")',
+    // More processes than this on one host is a typo, not a deployment.
+    parse: integer({ min: 1, max: 256, default: 1, auto: availableParallelism }),
+  },
+  trustProxy: {
+    names: ['TRUST_PROXY'],
+    commands: SERVE,
+    meaning: 'proxies whose X-Forwarded-* headers are believed (addresses, CIDRs, presets)',
+    details:
+      '`X-Forwarded-For` gives the client IP rate limits count, and `X-Forwarded-Host`/`-Proto` ' +
+      "the links' origin when `PUBLIC_BASE_URL` is unset",
+    parse: list({
+      entry: isTrustedProxy,
+      expected: 'IP addresses, CIDR ranges or one of loopback, linklocal, uniquelocal',
+    }),
+  },
+  databaseUrl: {
+    names: ['DATABASE_URL'],
+    commands: EVERY_COMMAND,
+    meaning: 'URL of a PostgreSQL server; unset: the embedded database',
+    parse: url({ protocols: POSTGRES }),
+  },
+  embeddedDataDir: {
+    names: ['EMBEDDED_DATA_DIR'],
+    commands: EVERY_COMMAND,
+    meaning: "directory of the embedded database's files (created when missing)",
+    details:
+      'relative to the working directory, missing parents included; one process at a time ' +
+      'holds it (a lock directory `<dir>.lock` beside it, taken over 30 s after a crash); ' +
+      'ignored with `DATABASE_URL`',
+    parse: text({ accepts: 'a directory', default: 'data/pglite', normalise: embeddedDataDir }),
+  },
+  databasePoolSize: {
+    names: ['DATABASE_POOL_SIZE'],
+    commands: EVERY_COMMAND,
+    meaning: 'connections to the PostgreSQL server',
+    parse: integer({ min: 1, max: 200, default: 10 }),
+  },
+  databaseReplicaUrls: {
+    names: ['DATABASE_REPLICA_URLS'],
+    commands: SERVE,
+    meaning: 'streaming replicas of DATABASE_URL that serve reads (comma-separated URLs)',
+    details:
+      'requests read from one in service, in turn; migrations, seeding, token requests and ' +
+      'transactions use the primary (docs/operations.md, "Read replicas")',
+    parse: list({
+      entry: hasProtocol(POSTGRES),
+      expected: 'postgres: or postgresql: URLs',
+      shown: redactUrl,
+    }),
+  },
+  replicaMaxLagMs: {
+    names: ['REPLICA_MAX_LAG_MS'],
+    commands: SERVE,
+    meaning: 'a replica further behind the primary than this serves no reads until it catches up',
+    parse: integer({ min: 1, max: 3_600_000, default: 5_000 }),
+  },
+  replicaCheckIntervalMs: {
+    names: ['REPLICA_CHECK_INTERVAL_MS'],
+    commands: SERVE,
+    meaning: "how often each replica's reachability and lag are checked",
+    details: 'a failed connection also takes it out at once',
+    parse: integer({ min: 10, max: 60_000, default: 1_000 }),
+  },
+  catalogueClock: {
+    names: ['CATALOGUE_CLOCK'],
+    commands: SERVE,
+    meaning:
+      'bring the catalogue forward at start and every UTC midnight: ended sales, price history, trends (false: a feed keeps it current)',
+    details: 'in the background ([docs/api.md](docs/api.md#clock))',
+    parse: boolean({ default: true }),
+  },
+  seedOnEmpty: {
+    names: ['SEED_ON_EMPTY'],
+    commands: SERVE,
+    meaning: 'fill an empty catalogue at start (in production only when set to true)',
+    details: 'with the sample catalogue, its demo partner client included',
+    // Production gets the sample catalogue (and its published demo client) only when asked.
+    parse: boolean({ default: true, productionDefault: false }),
+  },
+  seedScale: {
+    names: ['SEED_SCALE'],
+    commands: ['serve', 'seed'],
+    meaning: `catalogue size to seed: one of ${SEED_SCALES.join(', ')}`,
+    details: 'at start and by `npm run seed`',
+    parse: oneOf(SEED_SCALES, { default: 'sample' }),
+  },
+  rateLimitAnonymousPerMinute: {
+    names: ['RATE_LIMIT_ANONYMOUS_PER_MINUTE'],
+    commands: SERVE,
+    meaning: 'requests a minute per client IP without a token (0: unlimited)',
+    details:
+      'the client IP as `TRUST_PROXY` says; bursts up to that; the token endpoint counts in a ' +
+      'bucket of its own of that size',
+    parse: integer({ min: 0, max: 1_000_000, default: 600 }),
+  },
+  rateLimitClientPerMinute: {
+    names: ['RATE_LIMIT_CLIENT_PER_MINUTE'],
+    commands: SERVE,
+    meaning: 'requests a minute per partner client with a token (0: unlimited)',
+    details: 'unless 0, at least the anonymous limit',
+    parse: integer({ min: 0, max: 1_000_000, default: 6000 }),
+  },
+  // Ten guesses a quarter of an hour leave a partner room to fix a mistyped secret and an
+  // attacker under a thousand guesses a day per client id; a hundred per IP let a gateway
+  // shared by several partners through, not one address trying many ids.
+  tokenFailuresPerClient: {
+    names: ['TOKEN_FAILURES_PER_CLIENT'],
+    commands: SERVE,
+    meaning: 'failed token requests per client id before it is locked out (0: unlimited)',
+    details:
+      'in a window: its token requests are then 429 until the window closes, the right secret ' +
+      'included ([docs/api.md](docs/api.md#rate-limits))',
+    parse: integer({ min: 0, max: 1_000_000, default: 10 }),
+  },
+  tokenFailuresPerIp: {
+    names: ['TOKEN_FAILURES_PER_IP'],
+    commands: SERVE,
+    meaning: 'failed token requests per client IP before it is locked out (0: unlimited)',
+    details: "in a window, over every client id; the lockout holds that IP's token requests only",
+    parse: integer({ min: 0, max: 1_000_000, default: 100 }),
+  },
+  tokenFailureWindowSeconds: {
+    names: ['TOKEN_FAILURE_WINDOW_SECONDS'],
+    commands: SERVE,
+    meaning: 'window the token failures count in, and the longest lockout',
+    details: 'opened by the first failure',
+    parse: integer({ min: 1, max: 86_400, default: 900 }),
+  },
+  logLevel: {
+    names: ['LOG_LEVEL'],
+    commands: EVERY_COMMAND,
+    meaning: `one of ${LOG_LEVELS.join(', ')}`,
+    details:
+      "each request's line is `info`, or `warn` for a 5xx ([Logs](docs/ARCHITECTURE.md#logs))",
+    parse: oneOf(LOG_LEVELS, { default: 'info' }),
+  },
+  logFormat: {
+    names: ['LOG_FORMAT'],
+    commands: EVERY_COMMAND,
+    meaning: `one of ${LOG_FORMATS.join(', ')} (auto: pretty on a terminal, else JSON)`,
+    details: "`json`: JSON lines on stdout; `pretty`: pino-pretty's readable lines",
+    parse: oneOf(LOG_FORMATS, { default: 'auto' }),
+  },
+  logRequestSampleRate: {
+    names: ['LOG_REQUEST_SAMPLE_RATE'],
+    commands: SERVE,
+    meaning: 'share (0 to 1) of successful requests logged',
+    details: 'successful: status below 400; a 4xx or 5xx is always logged',
+    parse: fraction({ default: 1 }),
+  },
+  responseCacheTtlSeconds: {
+    names: ['RESPONSE_CACHE_TTL_SECONDS'],
+    commands: SERVE,
+    meaning: 'how long an answer stays in the response cache (0: no cache)',
+    details: "the same as REST's `Cache-Control: max-age`",
+    // REST's max-age is 30 s too: a cached answer is never older than clients may keep one.
+    parse: integer({ min: 0, max: 86_400, default: 30 }),
+  },
+  responseCacheMaxEntries: {
+    names: ['RESPONSE_CACHE_MAX_ENTRIES'],
+    commands: SERVE,
+    meaning: 'most answers the in-process cache keeps',
+    details: 'the least recently used leave first; ignored with `REDIS_URL`',
+    // A page of 15–20 products with their offers is about 90 KB of JSON (a few times that as
+    // objects): 500 of the largest stay well inside the 300 MB resident-set target.
+    parse: integer({ min: 1, max: 1_000_000, default: 500 }),
+  },
+  redisUrl: {
+    names: ['REDIS_URL'],
+    commands: SERVE,
+    meaning: 'URL of a Redis shared for the response cache and rate limits; unset: in process',
+    details:
+      'shared by every process; a Redis that is down only makes answers uncached and limits ' +
+      'counted per process meanwhile',
+    parse: url({ protocols: ['redis:', 'rediss:'] }),
+  },
+  redisCommandTimeoutMs: {
+    names: ['REDIS_COMMAND_TIMEOUT_MS'],
+    commands: SERVE,
+    meaning: 'how long one Redis command may take',
+    details:
+      'before the request goes on uncached (or its limit counted in process); after a failed ' +
+      'command Redis is left alone for 5 s',
+    // Short, yet longer than the event loop's own hiccups (a garbage collection, compiling a
+    // document).
+    parse: integer({ min: 10, max: 60_000, default: 500 }),
+  },
+  redisKeyPrefix: {
+    names: ['REDIS_KEY_PREFIX'],
+    commands: SERVE,
+    meaning: 'prepended to every Redis key',
+    parse: text({ accepts: 'text', default: 'catalogue:' }),
+  },
+  // graphql-armor's defaults, but for depth: the REST routes' own documents (a category's
+  // products with their property trees) are 11 levels deep, and each is a /graphql document
+  // too. The token bound keeps any document far from the depth where parsing would recurse
+  // out of stack.
+  graphqlMaxDepth: {
+    names: ['GRAPHQL_MAX_DEPTH'],
+    commands: SERVE,
+    meaning: 'deepest selection a GraphQL document may have',
+    details:
+      "graphql-armor's is 6, but the REST routes' own documents are 11 deep and must pass on " +
+      '`/graphql` too; introspection is not counted ([docs/api.md](docs/api.md#limits))',
+    parse: integer({ min: 1, max: 1000, default: 11 }),
+  },
+  graphqlMaxAliases: {
+    names: ['GRAPHQL_MAX_ALIASES'],
+    commands: SERVE,
+    meaning: 'most aliases in a GraphQL operation',
+    parse: integer({ min: 0, max: 10_000, default: 15 }),
+  },
+  graphqlMaxTokens: {
+    names: ['GRAPHQL_MAX_TOKENS'],
+    commands: SERVE,
+    meaning: 'most tokens in a GraphQL document',
+    details: 'names, punctuation and values, counted while parsing',
+    parse: integer({ min: 10, max: 1_000_000, default: 1000 }),
+  },
+  graphqlMaxDirectives: {
+    names: ['GRAPHQL_MAX_DIRECTIVES'],
+    commands: SERVE,
+    meaning: 'most directives in a GraphQL operation',
+    parse: integer({ min: 0, max: 10_000, default: 50 }),
+  },
+  // The largest REST request, every field of 100 products with 100 offers each
+  // (/v1/products), costs 557,601; the budget leaves room for a page of 250 products with
+  // 100 offers each.
+  graphqlMaxCost: {
+    names: ['GRAPHQL_MAX_COST'],
+    commands: SERVE,
+    meaning: 'cost budget of a GraphQL operation (page sizes multiply)',
+    details:
+      'each field costs 1 and a page multiplies what is below it by its size (`first`, or the ' +
+      'number of `ids`); the largest REST request costs about 560,000',
+    parse: integer({ min: 1, max: 1_000_000_000, default: 1_000_000 }),
+  },
+  graphqlMaxBodyBytes: {
+    names: ['GRAPHQL_MAX_BODY_BYTES'],
+    commands: SERVE,
+    meaning: 'largest /graphql request body in bytes',
+    details: 'a larger one is a 413 before it is parsed',
+    // A thousand-token document is a few kilobytes; variables (20 ids, 10 GTINs) far less.
+    parse: integer({ min: 1024, max: 100 * 1024 * 1024, default: 100 * 1024 }),
+  },
+  // A catalogue page takes tens of milliseconds: ten seconds is far past any honest request,
+  // and a statement gets half of it, so that a slow one is answered before the deadline.
+  requestTimeoutMs: {
+    names: ['REQUEST_TIMEOUT_MS'],
+    commands: SERVE,
+    meaning: 'how long a request may take before it is answered 503',
+    details:
+      'with `Retry-After` (code `TIMEOUT` on `/graphql`); its work stops before its next SQL ' +
+      'statement, as it does when the client goes away ([docs/api.md](docs/api.md#limits))',
+    parse: integer({ min: 10, max: 600_000, default: 10_000 }),
+  },
+  statementTimeoutMs: {
+    names: ['STATEMENT_TIMEOUT_MS'],
+    commands: SERVE,
+    meaning: 'longest SQL statement of a request on a PostgreSQL server (0: unbounded)',
+    details:
+      "PostgreSQL's `statement_timeout`: one past it is cancelled and the request answered " +
+      'like one past its deadline; migrating and seeding are not bounded; the embedded ' +
+      'database cannot interrupt a statement',
+    parse: integer({ min: 0, max: 600_000, default: 5_000 }),
+  },
+  shutdownDrainSeconds: {
+    names: ['SHUTDOWN_DRAIN_SECONDS'],
+    commands: SERVE,
+    meaning: 'how long SIGTERM waits for accepted requests before exiting',
+    details:
+      "SIGINT too; keep it at least `REQUEST_TIMEOUT_MS` and below Docker's " +
+      '`stop_grace_period`; then the process exits 1, logging what was left',
+    // Docker's own grace before SIGKILL is 10 s; docker-compose.yml gives the gateway more.
+    // At least 2: the drain gives idle connections, and clients still connecting, 1 s.
+    parse: integer({ min: 2, max: 3600, default: 10 }),
+  },
+  dataLoaderBatching: {
+    names: ['DATALOADER_BATCHING'],
+    commands: SERVE,
+    meaning: "batch each request's loads (false only for the benchmark)",
+    details: "and deduplicate them; `false` is the benchmark's naive floor: a statement per row",
+    parse: boolean({ default: true }),
+  },
+} as const satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+
+/** The settings as the service uses them, one field per declaration above. */
+export type Config = { [Key in keyof Settings]: ReturnType<Settings[Key]['parse']['read']> };
