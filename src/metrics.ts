@@ -65,6 +65,56 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     buckets: DURATION_BUCKETS,
     registers,
   });
+  registerDatabaseMetrics(sources, registers);
+  const cacheHits = new Counter({
+    name: 'catalogue_response_cache_hits_total',
+    help: 'Response cache lookups that found an answer (no execution, no SQL).',
+    registers,
+  });
+  const cacheMisses = new Counter({
+    name: 'catalogue_response_cache_misses_total',
+    help: 'Response cache lookups that found nothing (the operation was executed).',
+    registers,
+  });
+  const cacheErrors = new Counter({
+    name: 'catalogue_response_cache_errors_total',
+    help: 'Shared (Redis) cache lookups and stores that failed or were skipped while it was unusable.',
+    registers,
+  });
+
+  const rateLimitFallbacks = new Counter({
+    name: 'catalogue_rate_limit_fallbacks_total',
+    help: 'Rate-limit counts taken in this process because the shared Redis was unusable.',
+    registers,
+  });
+
+  const exposed = Registry.merge([registry, processMetrics()]);
+
+  return {
+    observeRequest(route, method, status, seconds) {
+      const knownMethod = METHODS.has(method) ? method : 'OTHER';
+      requests.inc({ route, method: knownMethod, status: String(status) });
+      duration.observe({ route }, seconds);
+    },
+    responseCacheLookup(hit) {
+      (hit ? cacheHits : cacheMisses).inc();
+    },
+    responseCacheError() {
+      cacheErrors.inc();
+    },
+    rateLimitFallback() {
+      rateLimitFallbacks.inc();
+    },
+    async respond() {
+      return bufferedResponse(200, await exposed.metrics(), {
+        'content-type': exposed.contentType,
+      });
+    },
+  };
+}
+
+/** The database's figures, read from `sources` when scraped. */
+function registerDatabaseMetrics(sources: MetricSources, registers: Registry[]): void {
   new Counter({
     name: 'catalogue_sql_statements_total',
     help: 'SQL statements executed through the database handle since it was opened.',
@@ -113,49 +163,4 @@ export function createMetrics(sources: MetricSources): AppMetrics {
       }
     },
   });
-  const cacheHits = new Counter({
-    name: 'catalogue_response_cache_hits_total',
-    help: 'Response cache lookups that found an answer (no execution, no SQL).',
-    registers,
-  });
-  const cacheMisses = new Counter({
-    name: 'catalogue_response_cache_misses_total',
-    help: 'Response cache lookups that found nothing (the operation was executed).',
-    registers,
-  });
-  const cacheErrors = new Counter({
-    name: 'catalogue_response_cache_errors_total',
-    help: 'Shared (Redis) cache lookups and stores that failed or were skipped while it was unusable.',
-    registers,
-  });
-
-  const rateLimitFallbacks = new Counter({
-    name: 'catalogue_rate_limit_fallbacks_total',
-    help: 'Rate-limit counts taken in this process because the shared Redis was unusable.',
-    registers,
-  });
-
-  const exposed = Registry.merge([registry, processMetrics()]);
-
-  return {
-    observeRequest(route, method, status, seconds) {
-      const knownMethod = METHODS.has(method) ? method : 'OTHER';
-      requests.inc({ route, method: knownMethod, status: String(status) });
-      duration.observe({ route }, seconds);
-    },
-    responseCacheLookup(hit) {
-      (hit ? cacheHits : cacheMisses).inc();
-    },
-    responseCacheError() {
-      cacheErrors.inc();
-    },
-    rateLimitFallback() {
-      rateLimitFallbacks.inc();
-    },
-    async respond() {
-      return bufferedResponse(200, await exposed.metrics(), {
-        'content-type': exposed.contentType,
-      });
-    },
-  };
 }

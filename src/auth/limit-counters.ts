@@ -114,39 +114,17 @@ export function createLimitCounters(options: LimitCountersOptions): LimitCounter
       });
   }
 
-  function limiterOf(
-    { RateLimiterMemory, RateLimiterRedis }: Library,
-    client: Redis | undefined,
-    name: string,
-    durationSeconds: number,
-  ): RateLimiterAbstract {
-    const limits = { points: UNREFUSED, duration: durationSeconds };
-    if (client === undefined) return new RateLimiterMemory({ ...limits, keyPrefix: name });
-    /** The library turns to it when a Redis command fails: the outage is noticed here. */
-    class Insurance extends RateLimiterMemory {
-      override consume(key: string | number, points?: number) {
-        failed();
-        options.onFallback?.();
-        return super.consume(key, points);
-      }
-      override get(key: string | number) {
-        failed();
-        options.onFallback?.();
-        return super.get(key);
-      }
-    }
-    return new RateLimiterRedis({
-      ...limits,
-      storeClient: client,
-      keyPrefix: `${options.keyPrefix}limit:${name}`,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter: new Insurance({ ...limits, keyPrefix: name }),
-    });
-  }
-
   function counterOf(name: string, durationSeconds: number): LimitCounter {
     const limiter = loading.then(({ library, redis }) =>
-      limiterOf(library, redis, name, durationSeconds),
+      limiterOf(library, redis, {
+        name,
+        durationSeconds,
+        keyPrefix: options.keyPrefix,
+        onRedisFailure: () => {
+          failed();
+          options.onFallback?.();
+        },
+      }),
     );
     return {
       async add(key) {
@@ -178,4 +156,43 @@ export function createLimitCounters(options: LimitCountersOptions): LimitCounter
       redis?.disconnect();
     },
   };
+}
+
+interface LimiterSpec {
+  name: string;
+  durationSeconds: number;
+  /** The Redis keys' prefix (REDIS_KEY_PREFIX). */
+  keyPrefix: string;
+  onRedisFailure(): void;
+}
+
+/**
+ * One limit's counts: in Redis when there is one, with an in-process limiter the library
+ * turns to when a Redis command fails (`onRedisFailure` hears of it); else in process.
+ */
+function limiterOf(
+  { RateLimiterMemory, RateLimiterRedis }: Library,
+  client: Redis | undefined,
+  { name, durationSeconds, keyPrefix, onRedisFailure }: LimiterSpec,
+): RateLimiterAbstract {
+  const limits = { points: UNREFUSED, duration: durationSeconds };
+  if (client === undefined) return new RateLimiterMemory({ ...limits, keyPrefix: name });
+  /** The library turns to it when a Redis command fails: the outage is noticed here. */
+  class Insurance extends RateLimiterMemory {
+    override consume(key: string | number, points?: number) {
+      onRedisFailure();
+      return super.consume(key, points);
+    }
+    override get(key: string | number) {
+      onRedisFailure();
+      return super.get(key);
+    }
+  }
+  return new RateLimiterRedis({
+    ...limits,
+    storeClient: client,
+    keyPrefix: `${keyPrefix}limit:${name}`,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new Insurance({ ...limits, keyPrefix: name }),
+  });
 }

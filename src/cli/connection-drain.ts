@@ -87,6 +87,11 @@ interface ConnectionState {
   bytesReadWhenSeenIdle?: number;
 }
 
+/**
+ * Long because the server's listeners and the drain read and write the same few counts
+ * (connections, requests under way, acceptances since the signal): one closure holds them,
+ * where parts would have to hand them all to each other.
+ */
 export function trackConnections(server: Server): ConnectionDrain {
   const connections = new Map<Socket, ConnectionState>();
   const answering = new Map<ServerResponse, { method: string; path: string; since: number }>();

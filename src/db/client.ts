@@ -162,55 +162,72 @@ export async function createEmbeddedDatabase(dataDir: string): Promise<PGlite> {
 /** See the 'connect' listener in openDatabase: the failed query already carries the error. */
 function ignoreBusyClientError(): void {}
 
-export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  let ownedPglite: PGlite | undefined;
-  let pglite: PGlite | undefined;
-  let pool: pg.Pool;
-  let kind: DatabaseKind;
+interface OpenedPool {
+  kind: DatabaseKind;
+  pool: pg.Pool;
+  pglite?: PGlite;
+  /** The instance opened here, closed with the handle (a caller's own is left open). */
+  ownedPglite?: PGlite;
+}
 
+async function openPool(options: DatabaseOptions): Promise<OpenedPool> {
   if (options.url !== undefined) {
-    kind = 'postgres';
-    pool = serverPool(options.url, options.poolSize);
-  } else {
-    kind = 'embedded';
-    pglite =
-      options.pglite ??
-      (ownedPglite = await createEmbeddedDatabase(options.embeddedDataDir ?? 'memory://'));
-    // PGlite is a single connection; the adapter's pool serialises access to it. Its statement
-    // names carry the handle's own prefix: a caller's instance may outlive the handle or serve
-    // several (`options.pglite`), and node-postgres' record of the names parsed lives in each
-    // handle's adapter, so a name shared between handles would be parsed again by the second
-    // and refused ("already exists"). A closed handle's statements stay in the instance until
-    // it closes (at most MAX_PREPARED_STATEMENTS each).
-    pool = new pg.Pool({
-      ...(createPgConfig(pglite) as pg.PoolConfig),
-      Client: preparingClient(`h${++embeddedHandles}_`),
-    });
+    return { kind: 'postgres', pool: serverPool(options.url, options.poolSize) };
   }
+  const ownedPglite = options.pglite
+    ? undefined
+    : await createEmbeddedDatabase(options.embeddedDataDir ?? 'memory://');
+  const pglite = options.pglite ?? ownedPglite!;
+  // PGlite is a single connection; the adapter's pool serialises access to it. Its statement
+  // names carry the handle's own prefix: a caller's instance may outlive the handle or serve
+  // several (`options.pglite`), and node-postgres' record of the names parsed lives in each
+  // handle's adapter, so a name shared between handles would be parsed again by the second
+  // and refused ("already exists"). A closed handle's statements stay in the instance until
+  // it closes (at most MAX_PREPARED_STATEMENTS each).
+  const pool = new pg.Pool({
+    ...(createPgConfig(pglite) as pg.PoolConfig),
+    Client: preparingClient(`h${++embeddedHandles}_`),
+  });
+  return { kind: 'embedded', pool, pglite, ...(ownedPglite ? { ownedPglite } : {}) };
+}
 
+/**
+ * The statement bound of a handle's connections. A connection takes the bound when it is
+ * next reserved, whether it was opened before the bound was set (preparing the database) or
+ * after (replacing a broken one): one round trip per connection, none per statement. A
+ * failure is left to the statement that follows: Kysely would never release a connection
+ * whose reservation threw, and a SET fails only on a broken connection, which that statement
+ * finds too, and the pool then drops.
+ */
+function statementTimeouts() {
+  let boundMs = 0;
+  const connectionBounds = new WeakMap<DatabaseConnection, number>();
+  return {
+    set(ms: number) {
+      boundMs = ms;
+    },
+    async apply(connection: DatabaseConnection) {
+      const bound = boundMs;
+      if ((connectionBounds.get(connection) ?? 0) === bound) return;
+      try {
+        await connection.executeQuery(CompiledQuery.raw(`set statement_timeout = ${bound}`));
+        connectionBounds.set(connection, bound);
+      } catch {
+        // See above: the statement that follows reports it.
+      }
+    },
+  };
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  const { kind, pool, pglite, ownedPglite } = await openPool(options);
   listenForConnectionErrors(pool, options.onPoolError);
 
   // Every statement Kysely runs passes through its log hook, on either database: counting here
   // is the one place that sees them all.
   let statements = 0;
   const onQuery = options.onQuery;
-  // A connection takes the bound when it is next reserved, whether it was opened before the
-  // bound was set (preparing the database) or after (replacing a broken one): one round trip
-  // per connection, none per statement. A failure is left to the statement that follows: Kysely
-  // would never release a connection whose reservation threw, and a SET fails only on a broken
-  // connection, which that statement finds too, and the pool then drops.
-  let statementTimeoutMs = 0;
-  const connectionTimeouts = new WeakMap<DatabaseConnection, number>();
-  const applyStatementTimeout = async (connection: DatabaseConnection) => {
-    const bound = statementTimeoutMs;
-    if ((connectionTimeouts.get(connection) ?? 0) === bound) return;
-    try {
-      await connection.executeQuery(CompiledQuery.raw(`set statement_timeout = ${bound}`));
-      connectionTimeouts.set(connection, bound);
-    } catch {
-      // See above: the statement that follows reports it.
-    }
-  };
+  const timeouts = statementTimeouts();
   const log = (event: LogEvent) => {
     statements++;
     onQuery?.(event);
@@ -219,7 +236,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool,
-      ...(kind === 'postgres' ? { onReserveConnection: applyStatementTimeout } : {}),
+      ...(kind === 'postgres' ? { onReserveConnection: timeouts.apply } : {}),
     }),
     log: (event) => {
       primaryStatements++;
@@ -239,7 +256,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
             listenForConnectionErrors(replicaPool, options.onPoolError);
             return { name: `replica-${index + 1}`, pool: replicaPool };
           }),
-          onReserveConnection: applyStatementTimeout,
+          onReserveConnection: timeouts.apply,
           maxLagMs: options.replicaMaxLagMs ?? 5_000,
           checkIntervalMs: options.replicaCheckIntervalMs ?? 1_000,
           ...(options.onReplicaStateChange
@@ -264,9 +281,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     pool,
     ...(pglite ? { pglite } : {}),
     statementCount: () => statements,
-    limitStatements(ms) {
-      statementTimeoutMs = ms;
-    },
+    limitStatements: timeouts.set,
     async close() {
       if (routing) {
         await reads.destroy();

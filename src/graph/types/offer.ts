@@ -164,6 +164,19 @@ OfferRef.implement({
       description: 'Stock state at the shop.',
       resolve: (o) => o.row.stock_status,
     }),
+    ...offerPriceFields(t),
+    updatedAt: t.field({
+      ...columns('updated_at'),
+      type: 'DateTime',
+      description: 'When the shop last reported this offer.',
+      resolve: (o) => o.row.updated_at,
+    }),
+  }),
+});
+
+/** An offer's prices: the current one, the period prices, and the alternatives. */
+function offerPriceFields(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, OfferParent>) {
+  return {
     price: t.field({
       ...columns('price', 'currency', 'price_including_shipping'),
       type: MoneyRef,
@@ -242,14 +255,8 @@ OfferRef.implement({
       }),
       resolve: (o) => o,
     }),
-    updatedAt: t.field({
-      ...columns('updated_at'),
-      type: 'DateTime',
-      description: 'When the shop last reported this offer.',
-      resolve: (o) => o.row.updated_at,
-    }),
-  }),
-});
+  };
+}
 
 const OfferConnection = builder.connectionObject({
   type: OfferRef,
