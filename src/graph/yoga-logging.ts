@@ -4,7 +4,7 @@
  * of those are the client's mistakes: a document over a limit, an unknown field, a bad global
  * id or variable, invalid JSON. Those belong in the request's own line (src/request-log.ts),
  * once and without a stack, or a client could flood the log. What an operator must act on
- * stays: a database that cannot serve is a warning, a defect of ours an error, each once.
+ * stays an error, logged once: a database that cannot serve, a defect of ours.
  */
 import type { Plugin, YogaLogger } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
@@ -25,9 +25,8 @@ export function createYogaLogger(logger: Logger): YogaLogger {
     const code = (masked instanceof GraphQLError ? masked.extensions.code : undefined) as
       ErrorCode | undefined;
     const status = code === undefined ? 500 : ERROR_STATUS[code];
-    if (status < 500) return; // the request line tells it (useClientErrorsInRequestLine)
-    if (status === 503) logger.warn({ err: error, code }, `graphql: ${masked.message}`);
-    else logger.error({ err: error }, 'graphql: unexpected error');
+    // A client's mistake is told by the request line (useClientErrorsInRequestLine).
+    if (status >= 500) logger.error(error);
   }
   return {
     debug: (...args: unknown[]) => logger.debug(args.map(String).join(' ')),
