@@ -16,6 +16,7 @@ import { createGraphiQLAssets } from './graph/graphiql-assets.ts';
 import { schema } from './graph/schema.ts';
 import { createGraphQLServer } from './graph/yoga.ts';
 import { createHandlerTable } from './http/handlers.ts';
+import { buildOpenApiDocument } from './http/openapi.ts';
 import { createPipeline, type ServerContext } from './http/pipeline.ts';
 import { createReadiness } from './http/readiness.ts';
 import { createRouter } from './http/router.ts';
@@ -25,7 +26,6 @@ import { createProxyTrust } from './proxy-trust.ts';
 import { createRequestLog, noteCacheLookup } from './request-log.ts';
 import { createDocsPages } from './rest/docs-page.ts';
 import { RestEngine } from './rest/engine.ts';
-import { buildOpenApiDocument } from './rest/openapi.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import { packageVersion } from './version.ts';
 

@@ -8,6 +8,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseStatus } from './db/replicas.ts';
+import { operational, type OpenApiPaths } from './openapi/vocabulary.ts';
 import { bufferedResponse } from './responses.ts';
 
 export const METRICS_PATH = '/metrics';
@@ -164,3 +165,19 @@ function registerDatabaseMetrics(sources: MetricSources, registers: Registry[]):
     },
   });
 }
+
+export const METRICS_OPENAPI: OpenApiPaths = {
+  [METRICS_PATH]: {
+    get: operational(
+      'metrics',
+      'Metrics',
+      'Prometheus text format: requests by route, method and status; request durations by route; SQL statements executed, in all and per database server; each replica’s state and lag; response cache hits and misses; the process’s own figures (memory, CPU, event loop).',
+      {
+        '200': {
+          description: 'The metrics.',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+      },
+    ),
+  },
+};

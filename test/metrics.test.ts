@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { buildOpenApiDocument } from '../src/rest/openapi.ts';
+import { buildOpenApiDocument } from '../src/http/openapi.ts';
 import { packageVersion } from '../src/version.ts';
 import { restRoutes } from '../src/rest/routes/index.ts';
 import { databaseKind } from './helpers/database.ts';

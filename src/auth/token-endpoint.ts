@@ -31,10 +31,10 @@ export const TOKEN_PATH = '/partner-search/token';
 /** A client credentials request is a few hundred bytes; nothing legitimate comes near this. */
 export const MAX_TOKEN_REQUEST_BYTES = 8 * 1024;
 
-const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 const BASIC_REALM = 'partner-search';
 const BASIC_CHALLENGE = `Basic realm="${BASIC_REALM}"`;
-const CLIENT_CREDENTIALS = 'client_credentials';
+export const CLIENT_CREDENTIALS = 'client_credentials';
 /** RFC 6749 section 5.1: no token response (nor, here, an error) may be cached. */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 

@@ -13,11 +13,13 @@ import {
 import { GRAPHIQL_ASSETS_PATH, type GraphiQLAssets } from '../graph/graphiql-assets.ts';
 import { GRAPHQL_PATH, type GraphQLServer } from '../graph/yoga.ts';
 import { METRICS_PATH, UNMATCHED, type AppMetrics } from '../metrics.ts';
-import { errorResponse, jsonResponse } from '../responses.ts';
+import { errorResponse } from '../responses.ts';
 import { DOCS_PATH, OPENAPI_PATH, type DocsPages } from '../rest/docs-page.ts';
 import type { RestEngine } from '../rest/engine.ts';
 import type { RestRoute } from '../rest/route.ts';
 import type { Handler } from './handler.ts';
+import { liveness, LIVENESS_PATH } from './liveness.ts';
+import { READINESS_PATH } from './readiness.ts';
 import { GRAPHQL_REFUSALS, REST_REFUSALS, TOKEN_REFUSALS } from './refusals.ts';
 import type { HandlerTable, Lookup } from './router.ts';
 
@@ -40,8 +42,8 @@ export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
     answer,
   });
   const exact = new Map<string, Handler>([
-    ['/healthz', operation('/healthz', () => jsonResponse(200, { status: 'ok' }))],
-    ['/readyz', operation('/readyz', deps.readiness)],
+    [LIVENESS_PATH, operation(LIVENESS_PATH, liveness)],
+    [READINESS_PATH, operation(READINESS_PATH, deps.readiness)],
     [METRICS_PATH, operation(METRICS_PATH, deps.metrics.respond)],
     [
       GRAPHQL_PATH,

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { jsonAnswer, operational, type OpenApiPaths } from '../openapi/vocabulary.ts';
 import { bufferedResponse } from '../responses.ts';
 
 export const DOCS_PATH = '/docs';
@@ -124,3 +125,19 @@ export function createDocsPages(openApiJson: string): DocsPages {
     },
   };
 }
+
+export const DOCS_OPENAPI: OpenApiPaths = {
+  [OPENAPI_PATH]: {
+    get: operational('openapi', 'This document', 'The OpenAPI 3.1 document of the service.', {
+      '200': jsonAnswer('The document.', { type: 'object' }),
+    }),
+  },
+  [DOCS_PATH]: {
+    get: operational('docs', 'API documentation', 'This document, browsable (Swagger UI).', {
+      '200': {
+        description: 'An HTML page.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    }),
+  },
+};

@@ -4,10 +4,8 @@
  * compile a `fields` selection into a GraphQL selection, reshape results, and describe the
  * resource in the OpenAPI document.
  */
+import type { JsonSchema } from '../openapi/vocabulary.ts';
 import type { FieldSelection } from './fields.ts';
-
-/** A JSON Schema fragment for the OpenAPI document. */
-export type JsonSchema = Record<string, unknown>;
 
 interface FieldBase {
   description: string;

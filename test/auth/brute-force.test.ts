@@ -16,7 +16,7 @@ import {
   type TokenAttemptLimiterOptions,
 } from '../../src/auth/token-attempts.ts';
 import { loadConfig } from '../../src/config.ts';
-import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import { packageVersion } from '../../src/version.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import { handleTokenRequest, TOKEN_PATH } from '../../src/auth/token-endpoint.ts';

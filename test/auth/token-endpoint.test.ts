@@ -4,7 +4,7 @@ import { authenticate, requirePartner } from '../../src/auth/caller.ts';
 import { hashClientSecret } from '../../src/auth/client-secrets.ts';
 import { verifyToken, type TokenResponse } from '../../src/auth/tokens.ts';
 import { findApiClientWithRefs } from '../../src/db/repositories/api-clients.ts';
-import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import { packageVersion } from '../../src/version.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import {

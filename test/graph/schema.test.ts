@@ -14,7 +14,7 @@ import {
   type GraphQLInterfaceType,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { printedSchema, SCHEMA_FILE } from '../../src/graph/print-schema.ts';
+import { printedSchema, SCHEMA_FILE } from '../../src/cli/print-schema.ts';
 import { NODE_TYPES } from '../../src/graph/builder.ts';
 import { schema } from '../../src/graph/schema.ts';
 

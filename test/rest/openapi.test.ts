@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (src/rest/openapi.ts): valid OpenAPI 3.1 with valid JSON Schemas, true
+ * The OpenAPI document (src/http/openapi.ts): valid OpenAPI 3.1 with valid JSON Schemas, true
  * to the route declarations, served at /openapi.json and browsable at /docs without any
  * outside host, committed as docs/openapi.json, and true to what the routes answer: real
  * answers of every route, with every field requested, validate against its documented schema.
@@ -9,7 +9,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../src/rest/openapi.ts';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../src/http/openapi.ts';
 import type { RestRoute } from '../../src/rest/route.ts';
 import { restRoutes } from '../../src/rest/routes/index.ts';
 import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';

@@ -3,20 +3,20 @@
  * - schema/schema.graphql, the schema as SDL, sorted lexicographically so that the order
  *   types and fields register in (import order, one file per type) never shows up as a
  *   change; only a real change to the API does;
- * - docs/openapi.json, the REST layer's OpenAPI document (src/rest/openapi.ts), formatted as
+ * - docs/openapi.json, the service's OpenAPI document (src/http/openapi.ts), formatted as
  *   prettier formats it, so that `npm run format:check` agrees with it.
  *
- *   tsx src/graph/print-schema.ts          writes both files
- *   tsx src/graph/print-schema.ts --check  exits 1 when a committed file differs
+ *   tsx src/cli/print-schema.ts          writes both files
+ *   tsx src/cli/print-schema.ts --check  exits 1 when a committed file differs
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { format, resolveConfig } from 'prettier';
-import { buildOpenApiDocument } from '../rest/openapi.ts';
+import { schema } from '../graph/schema.ts';
+import { buildOpenApiDocument } from '../http/openapi.ts';
 import { restRoutes } from '../rest/routes/index.ts';
 import { packageVersion } from '../version.ts';
-import { schema } from './schema.ts';
 
 export const SCHEMA_FILE = fileURLToPath(new URL('../../schema/schema.graphql', import.meta.url));
 export const OPENAPI_FILE = fileURLToPath(new URL('../../docs/openapi.json', import.meta.url));
