@@ -24,6 +24,7 @@ import { databaseConnectionFailure } from './db/connection-errors.ts';
 import { pendingMigrations } from './db/migrator.ts';
 import { missingRelations } from './db/relations.ts';
 import { setLoaderBatching } from './graph/batching.ts';
+import { useBodySizeLimit } from './graph/body-size.ts';
 import { useCompiledExecution } from './graph/compiled-execution.ts';
 import { GRAPHIQL_OPTIONS } from './graph/graphiql.ts';
 import { useDocumentLimits, useJsonBodiesOnly, useJsonParameters } from './graph/limits.ts';
@@ -100,12 +101,13 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     context: ({ request }): RequestContext =>
       createRequestContext(database.reads, markets, workSignalOf(request)),
     // The schema takes no uploads: a body is JSON, at most GRAPHQL_MAX_BODY_BYTES, refused
-    // (413) before it is read further, let alone parsed.
+    // (413) before it is read further, let alone parsed (useBodySizeLimit, not yoga's own).
     multipart: false,
-    maxRequestBodySize: config.graphqlMaxBodyBytes,
+    maxRequestBodySize: false,
     plugins: [
       useJsonBodiesOnly(),
       useJsonParameters(),
+      useBodySizeLimit(config.graphqlMaxBodyBytes),
       // Before compiled execution and the response cache: a refused document runs nothing.
       ...useDocumentLimits(config),
       useCompiledExecution(),
