@@ -15,6 +15,7 @@ import type {
 import type { MarketDirectory } from './db/repositories/markets.ts';
 import type { Database } from './db/types.ts';
 import type { MarketCode } from './markets.ts';
+import type { WorkStop } from './request-deadline.ts';
 
 export interface RequestContext {
   db: Kysely<Database>;
@@ -31,7 +32,7 @@ export interface RequestContext {
 export function createRequestContext(
   db: Kysely<Database>,
   markets: MarketDirectory,
-  stopWhen?: AbortSignal,
+  stopWhen?: WorkStop,
 ): RequestContext {
   return {
     ...initContextCache(),
@@ -43,7 +44,7 @@ export function createRequestContext(
 
 /** Throws the signal's reason from a statement about to be compiled, once it is aborted. */
 class RefuseWhenAborted implements KyselyPlugin {
-  constructor(private readonly signal: AbortSignal) {}
+  constructor(private readonly signal: WorkStop) {}
 
   transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
     this.signal.throwIfAborted();

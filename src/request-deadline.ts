@@ -15,9 +15,18 @@ export class RequestStopped extends Error {
   }
 }
 
+/**
+ * What a request's statements check before they are sent: an AbortSignal has this, but a
+ * request needs no more of one, and an AbortController per request is not free.
+ */
+export interface WorkStop {
+  /** Throws the RequestStopped, once the request is stopped. */
+  throwIfAborted(): void;
+}
+
 export interface RequestDeadline {
-  /** Aborted, with a RequestStopped as its reason, at the deadline or when the client goes. */
-  readonly signal: AbortSignal;
+  /** Stopped, with a RequestStopped as its reason, at the deadline or when the client goes. */
+  readonly signal: WorkStop;
   /** Resolves when the deadline passes; never, once cleared. */
   readonly passed: Promise<void>;
   /** The request is answered: no deadline, and the client's leaving stops nothing any more. */
@@ -25,19 +34,26 @@ export interface RequestDeadline {
 }
 
 export function startDeadline(clientSignal: AbortSignal, timeoutMs: number): RequestDeadline {
-  const controller = new AbortController();
+  let stopped: RequestStopped | undefined;
+  const signal: WorkStop = {
+    throwIfAborted() {
+      if (stopped !== undefined) throw stopped;
+    },
+  };
   let timer: NodeJS.Timeout | undefined;
   const passed = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort(new RequestStopped('deadline'));
+      stopped ??= new RequestStopped('deadline');
       resolve();
     }, timeoutMs);
   });
-  const clientGone = () => controller.abort(new RequestStopped('client gone'));
+  const clientGone = () => {
+    stopped ??= new RequestStopped('client gone');
+  };
   if (clientSignal.aborted) clientGone();
   else clientSignal.addEventListener('abort', clientGone, { once: true });
   return {
-    signal: controller.signal,
+    signal,
     passed,
     clear() {
       clearTimeout(timer);
@@ -50,13 +66,13 @@ export function startDeadline(clientSignal: AbortSignal, timeoutMs: number): Req
  * The signal of the request being served, by the request yoga and the REST engine hand to the
  * context factory: both receive the same Request object the app routed.
  */
-const workSignals = new WeakMap<Request, AbortSignal>();
+const workSignals = new WeakMap<Request, WorkStop>();
 
-export function bindWorkSignal(request: Request, signal: AbortSignal): void {
+export function bindWorkSignal(request: Request, signal: WorkStop): void {
   workSignals.set(request, signal);
 }
 
 /** The request's signal; a request the app did not route (none in the service) never stops. */
-export function workSignalOf(request: Request): AbortSignal | undefined {
+export function workSignalOf(request: Request): WorkStop | undefined {
   return workSignals.get(request);
 }
