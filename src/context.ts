@@ -34,12 +34,13 @@ export function createRequestContext(
   markets: MarketDirectory,
   stopWhen?: WorkStop,
 ): RequestContext {
-  return {
-    ...initContextCache(),
+  // Added to the cache's object, not spread from it: spreading its symbol key took half of
+  // this function's time on every request.
+  return Object.assign(initContextCache(), {
     db: stopWhen ? db.withPlugin(new RefuseWhenAborted(stopWhen)) : db,
     markets,
-    siteBaseUrl: async (market) => (await markets.get(market)).site_base_url,
-  };
+    siteBaseUrl: async (market: MarketCode) => (await markets.get(market)).site_base_url,
+  });
 }
 
 /** Throws the signal's reason from a statement about to be compiled, once it is aborted. */
