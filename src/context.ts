@@ -15,6 +15,7 @@ import type {
 import type { MarketDirectory } from './db/repositories/markets.ts';
 import type { Database } from './db/types.ts';
 import type { MarketCode } from './markets.ts';
+import type { WorkStop } from './request-deadline.ts';
 
 export interface RequestContext {
   db: Kysely<Database>;
@@ -31,19 +32,20 @@ export interface RequestContext {
 export function createRequestContext(
   db: Kysely<Database>,
   markets: MarketDirectory,
-  stopWhen?: AbortSignal,
+  stopWhen?: WorkStop,
 ): RequestContext {
-  return {
-    ...initContextCache(),
+  // Added to the cache's object, not spread from it: spreading its symbol key took half of
+  // this function's time on every request.
+  return Object.assign(initContextCache(), {
     db: stopWhen ? db.withPlugin(new RefuseWhenAborted(stopWhen)) : db,
     markets,
-    siteBaseUrl: async (market) => (await markets.get(market)).site_base_url,
-  };
+    siteBaseUrl: async (market: MarketCode) => (await markets.get(market)).site_base_url,
+  });
 }
 
 /** Throws the signal's reason from a statement about to be compiled, once it is aborted. */
 class RefuseWhenAborted implements KyselyPlugin {
-  constructor(private readonly signal: AbortSignal) {}
+  constructor(private readonly signal: WorkStop) {}
 
   transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
     this.signal.throwIfAborted();

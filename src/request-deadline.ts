@@ -15,9 +15,18 @@ export class RequestStopped extends Error {
   }
 }
 
+/**
+ * What a request's statements check before they are sent: an AbortSignal has this, but a
+ * request needs no more of one, and an AbortController per request is not free.
+ */
+export interface WorkStop {
+  /** Throws the RequestStopped, once the request is stopped. */
+  throwIfAborted(): void;
+}
+
 export interface RequestDeadline {
-  /** Aborted, with a RequestStopped as its reason, at the deadline or when the client goes. */
-  readonly signal: AbortSignal;
+  /** Stopped, with a RequestStopped as its reason, at the deadline or when the client goes. */
+  readonly signal: WorkStop;
   /** Resolves when the deadline passes; never, once cleared. */
   readonly passed: Promise<void>;
   /** The request is answered: no deadline, and the client's leaving stops nothing any more. */
@@ -25,23 +34,31 @@ export interface RequestDeadline {
 }
 
 export function startDeadline(clientSignal: AbortSignal, timeoutMs: number): RequestDeadline {
-  const controller = new AbortController();
+  let stopped: RequestStopped | undefined;
+  let answered = false;
+  // The client's leaving is read when a statement asks, not listened for: an event listener
+  // on the adapter's signal (a Proxy over an EventTarget) cost more than the checks it saves.
+  const stop = () =>
+    (stopped ??= new RequestStopped(clientSignal.aborted ? 'client gone' : 'deadline'));
+  const signal: WorkStop = {
+    throwIfAborted() {
+      if (stopped === undefined && !answered && clientSignal.aborted) stop();
+      if (stopped !== undefined) throw stopped;
+    },
+  };
   let timer: NodeJS.Timeout | undefined;
   const passed = new Promise<void>((resolve) => {
     timer = setTimeout(() => {
-      controller.abort(new RequestStopped('deadline'));
+      stop();
       resolve();
     }, timeoutMs);
   });
-  const clientGone = () => controller.abort(new RequestStopped('client gone'));
-  if (clientSignal.aborted) clientGone();
-  else clientSignal.addEventListener('abort', clientGone, { once: true });
   return {
-    signal: controller.signal,
+    signal,
     passed,
     clear() {
+      answered = true;
       clearTimeout(timer);
-      clientSignal.removeEventListener('abort', clientGone);
     },
   };
 }
@@ -50,13 +67,13 @@ export function startDeadline(clientSignal: AbortSignal, timeoutMs: number): Req
  * The signal of the request being served, by the request yoga and the REST engine hand to the
  * context factory: both receive the same Request object the app routed.
  */
-const workSignals = new WeakMap<Request, AbortSignal>();
+const workSignals = new WeakMap<Request, WorkStop>();
 
-export function bindWorkSignal(request: Request, signal: AbortSignal): void {
+export function bindWorkSignal(request: Request, signal: WorkStop): void {
   workSignals.set(request, signal);
 }
 
 /** The request's signal; a request the app did not route (none in the service) never stops. */
-export function workSignalOf(request: Request): AbortSignal | undefined {
+export function workSignalOf(request: Request): WorkStop | undefined {
   return workSignals.get(request);
 }

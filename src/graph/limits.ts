@@ -5,8 +5,8 @@
  * multiply what is selected below them) just before execution, with the request's
  * variables. A document beyond a bound is refused with QUERY_TOO_COMPLEX (400) naming it,
  * and nothing of it is executed; so is one with an argument out of its field's bounds
- * (BAD_USER_INPUT, ./argument-bounds.ts). Bodies are bounded in size by yoga (`maxRequestBodySize`),
- * in kind here: JSON, never an upload.
+ * (BAD_USER_INPUT, ./argument-bounds.ts). Bodies are bounded in size by ./body-size.ts, in kind
+ * here: JSON, never an upload.
  *
  * The REST routes build their documents as AST and execute them directly (no parse, no
  * validation): only the cost bound applies to them, and test/graph/limits.test.ts holds every

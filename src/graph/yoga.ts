@@ -13,6 +13,7 @@ import type { Database } from '../db/types.ts';
 import { maskError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { workSignalOf } from '../request-deadline.ts';
+import { useBodySizeLimit } from './body-size.ts';
 import { useCompiledExecution } from './compiled-execution.ts';
 import { GRAPHIQL_OPTIONS } from './graphiql.ts';
 import type { GraphiQLAssets } from './graphiql-assets.ts';
@@ -47,12 +48,13 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
     context: ({ request }): RequestContext =>
       createRequestContext(deps.reads, deps.markets, workSignalOf(request)),
     // The schema takes no uploads: a body is JSON, at most GRAPHQL_MAX_BODY_BYTES, refused
-    // (413) before it is read further, let alone parsed.
+    // (413) before it is read further, let alone parsed (useBodySizeLimit, not yoga's own).
     multipart: false,
-    maxRequestBodySize: config.graphqlMaxBodyBytes,
+    maxRequestBodySize: false,
     plugins: [
       useJsonBodiesOnly(),
       useJsonParameters(),
+      useBodySizeLimit(config.graphqlMaxBodyBytes),
       // Before compiled execution and the response cache: a refused document runs nothing.
       ...useDocumentLimits(config),
       useCompiledExecution(),
