@@ -1,5 +1,5 @@
 /**
- * The service's error codes (decisions section 3), each with its HTTP status, raised as
+ * The service's error codes (docs/api.md, "Errors"), each with its HTTP status, raised as
  * GraphQLErrors so yoga passes them through its masking; everything else is masked.
  */
 import { PothosValidationError } from '@pothos/core';
@@ -35,7 +35,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
- * How long a client should wait after a 503: the database cannot serve (decisions 3), or a
+ * How long a client should wait after a 503: the database cannot serve, or a
  * request took too long.
  */
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;

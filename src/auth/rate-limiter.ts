@@ -1,5 +1,5 @@
 /**
- * The request rate limiter (decisions sections 2 and 3): one allowance per caller, the client
+ * The request rate limiter (docs/api.md, "Rate limits"): one allowance per caller, the client
  * id for a valid token, else the client IP, with a higher limit for clients ("a token raises
  * the caller's rate limit"). A caller gets its per-minute limit in each minute-long window,
  * which opens with its first request; past it, requests are refused until the window closes.
@@ -88,7 +88,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   };
 }
 
-/** The REST answer to a refused request: 429 with `Retry-After` (decisions section 3). */
+/** The REST answer to a refused request: 429 with `Retry-After` (docs/api.md, "Errors"). */
 export function tooManyRequestsResponse(retryAfterSeconds: number, requestId: string): Response {
   return errorResponse(429, `rate limit exceeded: retry after ${retryAfterSeconds} s`, requestId, {
     headers: { 'retry-after': String(retryAfterSeconds) },

@@ -1,5 +1,5 @@
 /**
- * Partner access tokens (decisions section 2): HS256 JWTs signed with TOKEN_SECRET. A token
+ * Partner access tokens (docs/api.md, "Authentication"): HS256 JWTs signed with TOKEN_SECRET. A token
  * carries the client's id and the refs it owned at issue, so verifying one needs no database
  * round trip; the price is that a change to a client's refs reaches its callers only as their
  * tokens expire (TOKEN_TTL_SECONDS, an hour by default).

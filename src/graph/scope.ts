@@ -8,7 +8,7 @@ import { isMarketCode, type MarketCode } from '../markets.ts';
 
 export interface Scope {
   market: MarketCode;
-  /** The partner id every offer URL carries (decisions section 6), or null. */
+  /** The partner id every offer URL carries (docs/api.md, "Markets and scoping"), or null. */
   ref: string | null;
 }
 

@@ -1,4 +1,4 @@
-/** Parameters most routes share, declared once (spec section 4 and 8, decisions 11). */
+/** Parameters most routes share, declared once (docs/api.md, "REST routes"). */
 import { MARKET_CODES } from '../markets.ts';
 import type { ParamSpec } from './params.ts';
 
@@ -10,7 +10,7 @@ export const marketParam: ParamSpec = {
   schema: { type: 'enum', values: MARKET_CODES },
 };
 
-/** The partner id added to offer URLs (decisions 6); its characters as the graph accepts. */
+/** The partner id added to offer URLs (docs/api.md, "Markets and scoping"); its characters as the graph accepts. */
 export function refParam(required: boolean): ParamSpec {
   return {
     name: 'ref',

@@ -1,5 +1,5 @@
 /**
- * The REST `fields` parameter (decisions section 11, specification 4.7): parses an expression
+ * The REST `fields` parameter (docs/api.md, "`fields`"): parses an expression
  * such as `*,price.regular,category(id,name)` into one normalised selection tree, whatever mix
  * of dot and parenthesis forms the client used.
  *
@@ -24,7 +24,7 @@ export interface FieldSelection {
   children: Map<string, FieldSelection>;
 }
 
-/** Bounds of decisions section 11; beyond them the request is a 400. */
+/** Bounds of an expression (docs/api.md, "`fields`"); beyond them the request is a 400. */
 export const FIELDS_LIMITS = {
   /** In UTF-16 code units (`string.length`); any valid expression is ASCII, so also bytes. */
   maxLength: 4096,

@@ -1,5 +1,5 @@
 /**
- * limit/offset paging over GraphQL connections (decisions section 10): `limit` becomes
+ * limit/offset paging over GraphQL connections (docs/api.md, "Paging"): `limit` becomes
  * `first`, `offset` an offset cursor for `after`, and a next page exists exactly when the
  * connection says `hasNextPage`. Envelopes link pages with absolute URLs of the same route
  * and parameters, on the public base src/proxy-trust.ts settles (never a raw Host header).
@@ -64,7 +64,7 @@ export function pageLinks(input: ResponseInput): PageLinks {
   };
 }
 
-/** Partner search (spec 2.3): links, paging echoing the request, data. */
+/** Partner search: links, paging echoing the request, data. */
 export function partnerEnvelope(input: ResponseInput) {
   const { limit, offset } = pagingOf(input.params);
   const links = pageLinks(input);
@@ -75,13 +75,13 @@ export function partnerEnvelope(input: ResponseInput) {
   };
 }
 
-/** Products list (spec 4.5): links with prev, next and self, then data. */
+/** Products list: links with prev, next and self, then data. */
 export function linksEnvelope(input: ResponseInput) {
   const links = pageLinks(input);
   return { links: { prev: links.prev, next: links.next, self: links.self }, data: input.items };
 }
 
-/** The generic convention (spec section 8): meta.paging and items_total, then items. */
+/** The generic resources' convention: meta.paging and items_total, then items. */
 export function genericEnvelope(input: ResponseInput) {
   const links = pageLinks(input);
   const total = input.root?.totalCount;

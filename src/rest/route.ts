@@ -41,14 +41,14 @@ export interface RestRoute {
   params: ParamSpec[];
   /** The resource of each item; `fields` selects from it. */
   resource: Resource;
-  /** Status for a name `fields` does not know or a filter naming nothing (decisions 3). */
+  /** Status for a name `fields` does not know or a filter naming nothing (docs/api.md, "Errors"). */
   unknownNameStatus: 400 | 422;
   /**
    * The REST parameter behind a GraphQL argument, for error details (`query` → `product`);
    * a function where it depends on which of two synonyms the request used.
    */
   parameterOf?: Record<string, string | ((params: ParamValues) => string)>;
-  /** Answers carry `API-Version` (partner search is versioned, decisions 14). */
+  /** Answers carry `API-Version` (partner search is versioned: docs/api.md, "Versions"). */
   apiVersion?: string;
   plan(params: ParamValues): OperationPlan;
   respond(input: ResponseInput): RouteResponse;

@@ -1,5 +1,5 @@
 /**
- * REST shapes shared by several routes (spec section 2, decisions 13): images and logos,
+ * REST shapes shared by several routes (docs/api.md, "REST routes"): images and logos,
  * prices, shops, offers and property trees, each mapped onto the graph once.
  */
 import {
@@ -87,7 +87,7 @@ export function shop(path: string) {
 /** The offers list argument every route uses: available offers, cheapest first. */
 export const OFFERS_PATH = 'offers(first: 100).edges.node';
 
-/** An offer as the products routes show it (spec 2.6 Offer). */
+/** An offer as the products routes show it. */
 export const productOffer: Resource = {
   name: 'ProductOffer',
   fields: {
@@ -122,7 +122,7 @@ export const PROPERTY_TREE_DEPTH = 6;
 
 const lowerCase = (value: unknown) => String(value).toLowerCase();
 
-/** A property tree node (spec 2.6 Property), its children down to `levels` levels. */
+/** A property tree node, its children down to `levels` levels. */
 export function propertyNode(levels = PROPERTY_TREE_DEPTH): Resource {
   const fields: Record<string, RestField> = {
     type: leaf('type', string, {
@@ -148,7 +148,7 @@ export function propertyNode(levels = PROPERTY_TREE_DEPTH): Resource {
   return { name: 'Property', fields };
 }
 
-/** A core property (spec 2.6 Core property), its core children down to `levels` levels. */
+/** A core property, its core children down to `levels` levels. */
 export function corePropertyNode(levels = PROPERTY_TREE_DEPTH): Resource {
   const fields: Record<string, RestField> = {
     type: computed([], () => 'property', string, { description: 'Always "property".' }),
@@ -197,7 +197,7 @@ export function categoryPath(prefix: string) {
 }
 
 /**
- * The identity every product item of suggestions and products starts with (spec 2.4, 2.6):
+ * The identity every product item of suggestions and products starts with:
  * ids as strings, the category with the product's rank in it, the brand, the images.
  */
 export function productItemIdentity(): Record<string, RestField> {

@@ -1,6 +1,6 @@
 /**
  * Words a shopper uses for the same thing, per market language, kept as data: a query term
- * that is one word of a group also matches the group's other words (decisions section 8).
+ * that is one word of a group also matches the group's other words (docs/api.md, "Text search").
  * Words are lowercase, as typed; each is stemmed in its language like any term. A group
  * holds single words only: a term is one word.
  */

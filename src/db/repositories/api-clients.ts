@@ -1,5 +1,5 @@
 /**
- * Partner API clients (decisions section 2): a hashed secret and the `ref` ids the client
+ * Partner API clients (docs/api.md, "Authentication"): a hashed secret and the `ref` ids the client
  * owns. Read only by the token endpoint; tokens carry the refs, so nothing else needs this.
  */
 import { sql, type Kysely } from 'kysely';

@@ -4,7 +4,7 @@ import type { Database, MarketsTable } from '../types.ts';
 
 export type MarketRow = MarketsTable;
 
-/** The markets in the decisions' order, with configured site URLs overriding stored ones. */
+/** The markets in the documented order (docs/api.md, "Markets and scoping"), with configured site URLs overriding stored ones. */
 export async function listMarkets(
   db: Kysely<Database>,
   siteUrls: Partial<Record<MarketCode, string>>,

@@ -1,5 +1,5 @@
 /**
- * The price trend (decisions section 7) and the per-market listing facts, computed in one
+ * The price trend (docs/api.md, "Price trend") and the per-market listing facts, computed in one
  * place from available offers and price history, and stored so that filters and sorts on
  * them are index scans.
  */
@@ -69,7 +69,7 @@ export async function rebuildProductMarketSummaries(
                  unnest(ph.daily_lowest_prices[(${asOf} - 90 - ph.first_day) + 1
                                                : (${asOf} - ph.first_day)]) as day_price
            where ph.product_id = offer_stats.product_id and ph.market = offer_stats.market
-        ) as history on true
+) as history on true
     `.execute(trx);
   return Number(inserted.numAffectedRows ?? 0);
 }

@@ -1,5 +1,5 @@
 /**
- * Text search (decisions section 8, docs/api.md "Text search"): a product matches when every
+ * Text search (docs/api.md, "Text search"): a product matches when every
  * term of the query matches its summary's search vector (migration 0005: the product's name,
  * brand and category names in the market's language, stemmed), as a word, a synonym, a
  * word's beginning, or within its allowed typos of a word of the vocabulary. The query is

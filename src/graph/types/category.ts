@@ -250,7 +250,7 @@ builder.queryField('category', (t) =>
   }),
 );
 
-/** The bounds of the REST categories endpoint (spec 4.4), which pages through this field. */
+/** The bounds of the REST categories endpoint, which pages through this field. */
 export const CATEGORY_SEARCH_PAGE_LIMITS = { defaultSize: 5, maxSize: 100 } as const;
 
 const CategoryConnection = builder.connectionObject({

@@ -1,6 +1,6 @@
 /**
  * PriceTrend: how a product's current lowest price in a market compares with its 90-day
- * average (decisions section 7). Read from product_market_summaries as stored: the rule that
+ * average (docs/api.md, "Price trend"). Read from product_market_summaries as stored: the rule that
  * computes it lives only in refreshProductMarketSummaries.
  */
 import { findMarketPrices, type MarketPriceRow } from '../../db/repositories/market-prices.ts';

@@ -1,5 +1,5 @@
 /**
- * Property: a node of a product's specification tree (spec 2.6), and the product's core
+ * Property: a node of a product's specification tree, and the product's core
  * properties (the nodes flagged as core, shown as their own smaller tree). Properties do not
  * depend on the market. All nodes of a batch of products come in one statement and are
  * assembled into trees in memory, so a tree of any depth costs no further statements.

@@ -1,4 +1,4 @@
-/** Categories (spec 4.4, decisions 13): categories whose name matches a text query. */
+/** Categories: categories whose name matches a text query. */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
 import { dataEnvelopeSchema } from '../paging.ts';
 import { leaf, type Resource } from '../resources.ts';

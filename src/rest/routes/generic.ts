@@ -1,5 +1,5 @@
 /**
- * Generic resources (spec 2.7 and section 8; decisions 10, 12): products and categories
+ * Generic resources (docs/api.md, "REST routes" and "Paging"): products and categories
  * under /v1 with the `meta`/`items` envelope.
  */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';

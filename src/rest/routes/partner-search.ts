@@ -1,5 +1,5 @@
 /**
- * Partner search (spec 4.1, 4.2; decisions 1, 2, 14): products with all their available
+ * Partner search (docs/api.md, "Authentication" and "Versions"): products with all their available
  * offers, for partners holding a token; every offer URL carries the partner's `ref`.
  */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
@@ -37,7 +37,7 @@ const partnerOffer: Resource = {
   },
 };
 
-/** A partner search product (spec 2.1) whose offers are read at `offersPath`. */
+/** A partner search product whose offers are read at `offersPath`. */
 function partnerProduct(offersPath: string): Resource {
   return {
     name: 'PartnerProduct',

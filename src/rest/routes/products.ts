@@ -1,5 +1,5 @@
 /**
- * Products (spec 4.5, 4.6; decisions 9): products with offers, properties and core
+ * Products: products with offers, properties and core
  * properties, by category or GTIN, or by id.
  */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';

@@ -1,5 +1,5 @@
 /**
- * Suggestions (spec 4.3, decisions 8): products with a good price now, or matching a text
+ * Suggestions (docs/api.md, "Text search"): products with a good price now, or matching a text
  * query, each with the offer at the lowest current price.
  */
 import { exclusive, type ParamSpec, type ParamValues } from '../params.ts';
