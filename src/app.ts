@@ -162,7 +162,10 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     onFallback: metrics.rateLimitFallback,
   });
   const limiter = createRateLimiterFromConfig(config, limitCounters);
-  const tokenAttempts = createTokenAttemptLimiterFromConfig(config, limitCounters);
+  const tokenAttempts = createTokenAttemptLimiterFromConfig(config, limitCounters, {
+    logger: logger.child({ component: 'token-attempts' }),
+    metrics,
+  });
   const sourceOf = createProxyTrust(config);
   // The OpenAPI document of the routes served here, built once; /docs browses it.
   const docs = createDocsPages(

@@ -68,11 +68,18 @@ export interface Config {
   rateLimitAnonymousPerMinute: number;
   /** Requests per minute for a caller with a valid token, per client id; 0 = unlimited. */
   rateLimitClientPerMinute: number;
-  /** Failed token requests per client id, then per client IP, in a window; 0 = unlimited. */
-  tokenFailuresPerClient: number;
+  /**
+   * Failed token requests per client IP, and per client IP and client id, in a window before
+   * each further one delays that key's next request (src/auth/token-attempts.ts); 0 = never.
+   */
   tokenFailuresPerIp: number;
-  /** How long a window of failed token requests lasts, and so a lockout at most. */
+  tokenFailuresPerIpAndClient: number;
+  /** The longest of those delays: they start at a second and double. */
+  tokenFailureMaxDelaySeconds: number;
+  /** How long a window of failed token requests lasts. */
   tokenFailureWindowSeconds: number;
+  /** Failed token requests naming one client id in a window that log a warning; 0 = never. */
+  tokenFailuresPerClientWarning: number;
   logLevel: LogLevel;
   logFormat: LogFormat;
   /** The share (0 to 1) of successful requests given a log line; 4xx and 5xx always get one. */
@@ -230,19 +237,31 @@ export const ENVIRONMENT_VARIABLES = [
     meaning: 'requests a minute per partner client with a token (0: unlimited)',
   },
   {
-    names: ['TOKEN_FAILURES_PER_CLIENT'],
-    commands: ['serve'],
-    meaning: 'failed token requests per client id before it is locked out (0: unlimited)',
-  },
-  {
     names: ['TOKEN_FAILURES_PER_IP'],
     commands: ['serve'],
-    meaning: 'failed token requests per client IP before it is locked out (0: unlimited)',
+    meaning:
+      'failed token requests per client IP and window before its requests are delayed (0: never)',
+  },
+  {
+    names: ['TOKEN_FAILURES_PER_IP_AND_CLIENT'],
+    commands: ['serve'],
+    meaning:
+      'failed token requests per client IP and client id and window before delays (0: never)',
+  },
+  {
+    names: ['TOKEN_FAILURE_MAX_DELAY_SECONDS'],
+    commands: ['serve'],
+    meaning: 'longest delay after failed token requests (they start at 1 s and double)',
   },
   {
     names: ['TOKEN_FAILURE_WINDOW_SECONDS'],
     commands: ['serve'],
-    meaning: 'window the token failures count in, and the longest lockout',
+    meaning: 'window the token failures count in, opened by the first',
+  },
+  {
+    names: ['TOKEN_FAILURES_PER_CLIENT_WARNING'],
+    commands: ['serve'],
+    meaning: 'failed token requests naming one client id in a window that log a warning (0: never)',
   },
   { names: ['LOG_LEVEL'], commands: EVERY_COMMAND, meaning: `one of ${LOG_LEVELS.join(', ')}` },
   {
@@ -530,12 +549,20 @@ export function loadConfig(env: Env = process.env): Config {
     tokenTtlSeconds: read.integer('TOKEN_TTL_SECONDS', 3600, 60, 86400),
     rateLimitAnonymousPerMinute: read.integer('RATE_LIMIT_ANONYMOUS_PER_MINUTE', 600, 0, 1_000_000),
     rateLimitClientPerMinute: read.integer('RATE_LIMIT_CLIENT_PER_MINUTE', 6000, 0, 1_000_000),
-    // Ten guesses a quarter of an hour leave a partner room to fix a mistyped secret and an
-    // attacker under a thousand guesses a day per client id; a hundred per IP let a gateway
-    // shared by several partners through, not one address trying many ids.
-    tokenFailuresPerClient: read.integer('TOKEN_FAILURES_PER_CLIENT', 10, 0, 1_000_000),
+    // Five free failures leave a partner room to fix a mistyped secret; a hundred per IP let
+    // a gateway shared by several partners through, not one address trying many ids. Past
+    // them, delays doubling to a quarter of an hour leave one address about ten more guesses
+    // a window; a secret the service generated is beyond guessing either way.
     tokenFailuresPerIp: read.integer('TOKEN_FAILURES_PER_IP', 100, 0, 1_000_000),
+    tokenFailuresPerIpAndClient: read.integer('TOKEN_FAILURES_PER_IP_AND_CLIENT', 5, 0, 1_000_000),
+    tokenFailureMaxDelaySeconds: read.integer('TOKEN_FAILURE_MAX_DELAY_SECONDS', 900, 1, 86400),
     tokenFailureWindowSeconds: read.integer('TOKEN_FAILURE_WINDOW_SECONDS', 900, 1, 86400),
+    tokenFailuresPerClientWarning: read.integer(
+      'TOKEN_FAILURES_PER_CLIENT_WARNING',
+      10,
+      0,
+      1_000_000,
+    ),
     logLevel: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     logRequestSampleRate: read.fraction('LOG_REQUEST_SAMPLE_RATE', 1),

@@ -19,6 +19,12 @@ export interface RequestRecord {
   /** Whether the response cache answered: a miss when any of the request's lookups missed. */
   cache?: 'hit' | 'miss';
   /**
+   * A token request's client id, whether or not it authenticated, and the address it came
+   * from: what finds a targeted client, and who targets it, in the logs.
+   */
+  tokenClientId?: string;
+  clientIp?: string;
+  /**
    * Set once the request is answered: what it started and outlives it (a pooled connection
    * that fails later, say) logs under no request id rather than a stale one.
    */
@@ -40,6 +46,14 @@ export async function withinRequest<T>(record: RequestRecord, work: () => Promis
 export function currentRequestId(): { requestId?: string } {
   const record = serving.getStore();
   return record === undefined || record.answered ? {} : { requestId: record.requestId };
+}
+
+/** Notes the client id (as a log may show it) and address of the token request being served. */
+export function noteTokenRequest(tokenClientId: string, clientIp: string | undefined): void {
+  const record = serving.getStore();
+  if (record === undefined) return;
+  record.tokenClientId = tokenClientId;
+  record.clientIp = clientIp;
 }
 
 /** Notes a response cache lookup made for the request being served. */
@@ -65,7 +79,7 @@ export interface RequestOutcome {
 export function createRequestLog(logger: Logger, sampleRate: number) {
   return (record: RequestRecord, outcome: RequestOutcome): void => {
     if (outcome.status < 400 && !(Math.random() < sampleRate)) return;
-    const { requestId, route, clientId, cache } = record;
+    const { requestId, route, clientId, cache, tokenClientId, clientIp } = record;
     const { method, path, status, bytes } = outcome;
     const line = {
       requestId,
@@ -77,6 +91,8 @@ export function createRequestLog(logger: Logger, sampleRate: number) {
       bytes,
       clientId,
       cache,
+      tokenClientId,
+      clientIp,
     };
     logger[status >= 500 ? 'warn' : 'info'](line, `${method} ${path} ${status}`);
   };
