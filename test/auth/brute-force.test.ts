@@ -56,6 +56,21 @@ beforeAll(async () => {
 
 const WINDOW_MS = 15 * 60_000;
 
+/** A logger keeping its lines (info and above), as JSON. */
+function keptLines() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
+  return { lines, logger };
+}
+
 function limiterOf(options: Partial<TokenAttemptLimiterOptions>) {
   return createTokenAttemptLimiter({
     failuresPerIp: 10,
@@ -210,16 +225,7 @@ describe('the attempt limiter', () => {
   });
 
   it("warns once a window when a client id's failures from anywhere reach the threshold, and refuses nothing for it", async () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      }),
-    );
+    const { lines, logger } = keptLines();
     const metrics = createMetrics({ statementCount: () => 0, databases: () => [] });
     const limiter = limiterOf({
       failuresPerClientWarning: 5,
@@ -420,21 +426,6 @@ function tokenRequestFrom(
   });
 }
 
-/** The app's log lines at warn and above, as JSON. */
-function warnings() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'warn' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
-  return { lines, logger };
-}
-
 const redisUrl = inject('redisUrl');
 const redisPrefix = `test-brute-force-${randomBytes(4).toString('hex')}:`;
 
@@ -445,7 +436,7 @@ describe.each<{ counted: string; env: Record<string, string> }>([
   `guesses from 127.0.0.2, a partner at 127.0.0.3, counted $counted, on ${databaseKind}`,
   ({ env }) => {
     let served: ServedApp;
-    const { lines, logger } = warnings();
+    const { lines, logger } = keptLines();
 
     beforeAll(async () => {
       served = await serveApp(
@@ -495,8 +486,15 @@ describe.each<{ counted: string; env: Record<string, string> }>([
       expect(longer.retryAfter).toBe('2');
       expect((await token('127.0.0.3', DEMO_CLIENT.id, DEMO_CLIENT.secret)).status).toBe(200);
 
+      // The token lines name the client id and the address, failures and delays alike.
+      const guesserLines = lines.filter(
+        ({ route, clientIp }) => route === 'token' && clientIp === '127.0.0.2',
+      );
+      expect(guesserLines.map(({ status, tokenClientId }) => [status, tokenClientId])).toEqual(
+        [400, 400, 429, 400, 429].map((status) => [status, DEMO_CLIENT.id]),
+      );
       // Three failures for one id, from one address or many: a warning naming it, nothing refused.
-      expect(lines).toEqual([
+      expect(lines.filter(({ level }) => level === 40)).toEqual([
         expect.objectContaining({
           msg: 'token requests: many failed authentications for one client id',
           tokenClientId: DEMO_CLIENT.id,
