@@ -81,7 +81,10 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     token: {
       db: database.db,
       config,
-      attempts: createTokenAttemptLimiterFromConfig(config, limitCounters),
+      attempts: createTokenAttemptLimiterFromConfig(config, limitCounters, {
+        logger: logger.child({ component: 'token-attempts' }),
+        metrics,
+      }),
     },
   });
   const pipeline = createPipeline({

@@ -27,6 +27,10 @@ export interface AppMetrics {
   responseCacheError(): void;
   /** A rate-limit count taken in memory while the shared Redis was unusable. */
   rateLimitFallback(): void;
+  /** A failed client authentication at the token endpoint. */
+  tokenFailure(): void;
+  /** A client id's failed authentications in a window reached the warning threshold. */
+  tokenClientWarning(): void;
   /** The text exposition of every metric. */
   respond(): Promise<Response>;
 }
@@ -89,6 +93,19 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     registers,
   });
 
+  // No client id label: ids are whatever callers send, and a label only for known ones would
+  // tell anyone reading /metrics which ids exist. The warning's log line names the id.
+  const tokenFailures = new Counter({
+    name: 'catalogue_token_failures_total',
+    help: 'Failed client authentications at the token endpoint (unknown client or wrong secret).',
+    registers,
+  });
+  const tokenClientWarnings = new Counter({
+    name: 'catalogue_token_client_warnings_total',
+    help: 'Times one client id drew TOKEN_FAILURES_PER_CLIENT_WARNING failed authentications in a window (logged with the id).',
+    registers,
+  });
+
   const exposed = Registry.merge([registry, processMetrics()]);
 
   return {
@@ -105,6 +122,12 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     },
     rateLimitFallback() {
       rateLimitFallbacks.inc();
+    },
+    tokenFailure() {
+      tokenFailures.inc();
+    },
+    tokenClientWarning() {
+      tokenClientWarnings.inc();
     },
     async respond() {
       return bufferedResponse(200, await exposed.metrics(), {

@@ -21,6 +21,12 @@ export interface RequestRecord {
   /** The client's mistake a 4xx answers (a rejected document, say): its code and message. */
   error?: { code: string; message: string };
   /**
+   * A token request's client id, whether or not it authenticated, and the address it came
+   * from: what finds a targeted client, and who targets it, in the logs.
+   */
+  tokenClientId?: string;
+  clientIp?: string;
+  /**
    * Set once the request is answered: what it started and outlives it (a pooled connection
    * that fails later, say) logs under no request id rather than a stale one.
    */
@@ -42,6 +48,14 @@ export async function withinRequest<T>(record: RequestRecord, work: () => Promis
 export function currentRequestId(): { requestId?: string } {
   const record = serving.getStore();
   return record === undefined || record.answered ? {} : { requestId: record.requestId };
+}
+
+/** Notes the client id (as a log may show it) and address of the token request being served. */
+export function noteTokenRequest(tokenClientId: string, clientIp: string | undefined): void {
+  const record = serving.getStore();
+  if (record === undefined) return;
+  record.tokenClientId = tokenClientId;
+  record.clientIp = clientIp;
 }
 
 /** Notes a response cache lookup made for the request being served. */
@@ -79,7 +93,7 @@ export type RequestLog = (record: RequestRecord, outcome: RequestOutcome) => voi
 export function createRequestLog(logger: Logger, sampleRate: number): RequestLog {
   return (record: RequestRecord, outcome: RequestOutcome): void => {
     if (outcome.status < 400 && !(Math.random() < sampleRate)) return;
-    const { requestId, route, clientId, cache, error } = record;
+    const { requestId, route, clientId, cache, tokenClientId, clientIp, error } = record;
     const { method, path, status, bytes } = outcome;
     const line = {
       requestId,
@@ -91,6 +105,8 @@ export function createRequestLog(logger: Logger, sampleRate: number): RequestLog
       bytes,
       clientId,
       cache,
+      tokenClientId,
+      clientIp,
       error,
     };
     logger[status >= 500 ? 'warn' : 'info'](line, `${method} ${path} ${status}`);

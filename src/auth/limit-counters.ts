@@ -34,9 +34,19 @@ export interface LimitCounter {
   remove(key: string): Promise<void>;
 }
 
+/** Keys held back for a time each, the time chosen per hold: a delay, not a count. */
+export interface LimitHolds {
+  /** Holds `key` for `seconds` from now, replacing any hold it has. */
+  hold(key: string, seconds: number): Promise<void>;
+  /** Milliseconds left of `key`'s hold; 0 when it has none. */
+  remainingMs(key: string): Promise<number>;
+}
+
 export interface LimitCounters {
   /** The counter of the limit `name`, its windows `durationSeconds` long. */
   counter(name: string, durationSeconds: number): LimitCounter;
+  /** The holds named `name`. */
+  holds(name: string): LimitHolds;
   /** Closes the Redis connection, if there is one. */
   close(): Promise<void>;
 }
@@ -60,6 +70,14 @@ export interface LimitCountersOptions {
 const UNREFUSED = Number.MAX_SAFE_INTEGER;
 
 type Library = typeof import('rate-limiter-flexible');
+
+/**
+ * A key's window while it is open, else undefined: the in-process store forgets a closed
+ * window only when a timer fires, and reads it back meanwhile with the time since it closed.
+ */
+function open(counted: RateLimiterRes | null): RateLimiterRes | undefined {
+  return counted !== null && counted.msBeforeNext > 0 ? counted : undefined;
+}
 
 export function createLimitCounters(options: LimitCountersOptions): LimitCounters {
   const { logger } = options;
@@ -114,8 +132,8 @@ export function createLimitCounters(options: LimitCountersOptions): LimitCounter
       });
   }
 
-  function counterOf(name: string, durationSeconds: number): LimitCounter {
-    const limiter = loading.then(({ library, redis }) =>
+  function limiterNamed(name: string, durationSeconds: number) {
+    return loading.then(({ library, redis }) =>
       limiterOf(library, redis, {
         name,
         durationSeconds,
@@ -126,30 +144,24 @@ export function createLimitCounters(options: LimitCountersOptions): LimitCounter
         },
       }),
     );
-    return {
-      async add(key) {
-        const counted: RateLimiterRes = await (await limiter).consume(key);
-        return { points: counted.consumedPoints, msBeforeNext: counted.msBeforeNext };
-      },
-      async get(key) {
-        const counted: RateLimiterRes | null = await (await limiter).get(key);
-        return { points: counted?.consumedPoints ?? 0, msBeforeNext: counted?.msBeforeNext ?? 0 };
-      },
-      async remove(key) {
-        await (await limiter).reward(key);
-      },
-    };
   }
 
   // One counter per limit, however many ask for it: in process, as in Redis, they all share
   // the limit's counts.
   const counters = new Map<string, LimitCounter>();
+  const namedHolds = new Map<string, LimitHolds>();
   return {
     counter(name, durationSeconds) {
       const id = `${name}/${durationSeconds}`;
-      const counter = counters.get(id) ?? counterOf(name, durationSeconds);
+      const counter = counters.get(id) ?? counterOf(limiterNamed(name, durationSeconds));
       counters.set(id, counter);
       return counter;
+    },
+    holds(name) {
+      // The limiter's duration is never used: every hold names its own.
+      const holds = namedHolds.get(name) ?? holdsOf(limiterNamed(name, 1));
+      namedHolds.set(name, holds);
+      return holds;
     },
     async close() {
       await loading;
@@ -187,6 +199,10 @@ function limiterOf(
       onRedisFailure();
       return super.get(key);
     }
+    override set(key: string | number, points: number, secDuration: number) {
+      onRedisFailure();
+      return super.set(key, points, secDuration);
+    }
   }
   return new RateLimiterRedis({
     ...limits,
@@ -195,4 +211,32 @@ function limiterOf(
     rejectIfRedisNotReady: true,
     insuranceLimiter: new Insurance({ ...limits, keyPrefix: name }),
   });
+}
+
+function counterOf(limiter: Promise<RateLimiterAbstract>): LimitCounter {
+  return {
+    async add(key) {
+      const counted: RateLimiterRes = await (await limiter).consume(key);
+      return { points: counted.consumedPoints, msBeforeNext: counted.msBeforeNext };
+    },
+    async get(key) {
+      const counted = open(await (await limiter).get(key));
+      return { points: counted?.consumedPoints ?? 0, msBeforeNext: counted?.msBeforeNext ?? 0 };
+    },
+    async remove(key) {
+      await (await limiter).reward(key);
+    },
+  };
+}
+
+/** A hold is a window of its own length with one point: held while the window is open. */
+function holdsOf(limiter: Promise<RateLimiterAbstract>): LimitHolds {
+  return {
+    async hold(key, seconds) {
+      await (await limiter).set(key, 1, seconds);
+    },
+    async remainingMs(key) {
+      return open(await (await limiter).get(key))?.msBeforeNext ?? 0;
+    },
+  };
 }

@@ -1,36 +1,55 @@
 /**
- * Brute-force protection for the token endpoint: failed client authentications are counted
- * per client id and per client IP, each in a window that opens with its first failure. Once a
- * client id (or an IP) has had its failures, every attempt under it is refused until its
- * window closes, the right secret included: online guessing gets that many tries per window,
- * however it spreads them over addresses or ids.
+ * Brute-force protection for the token endpoint: failed client authentications slow down the
+ * address they come from, never anyone else. Failures are counted per client IP (over every
+ * client id) and per client IP and client id, each in a window that opens with its first
+ * failure; past a key's free failures, each further one holds the key back for a delay that
+ * starts at a second and doubles, up to a cap. A guesser at one address is slowed hard, one
+ * spread over many addresses pays at each of them, and the right secret from an address that
+ * has not failed is never refused, whatever other addresses did.
  *
- * Apart from the request rate limiter on purpose: a tripped limit here refuses tokens only,
- * never the caller's read routes. Counted where that limiter counts: in Redis when one is
- * configured, so that N processes give an attacker the tries of one (src/auth/limit-counters.ts).
+ * A client id is public, so failures naming it never refuse anything: they are counted only to
+ * warn (a log line naming the id, and a metric) when one id draws many in a window.
+ *
+ * Apart from the request rate limiter on purpose: a delay here refuses tokens only, never the
+ * caller's read routes. Counted where that limiter counts: in Redis when one is configured, so
+ * that N processes give an attacker the tries of one (src/auth/limit-counters.ts).
  */
 import { createHash } from 'node:crypto';
 import type { Config } from '../config.ts';
-import type { LimitCounter, LimitCounters } from './limit-counters.ts';
+import type { Logger } from '../logger.ts';
+import type { AppMetrics } from '../metrics.ts';
+import { loggableClientId } from './client-id.ts';
+import type { LimitCounter, LimitCounters, LimitHolds } from './limit-counters.ts';
 
 export interface TokenAttemptLimiterOptions {
-  /** Failures per client id and window; 0 = unlimited. */
-  failuresPerClient: number;
-  /** Failures per client IP and window; 0 = unlimited. */
+  /** Failures per client IP and window, over every client id, before delays; 0 = none. */
   failuresPerIp: number;
+  /** Failures per client IP and client id and window before delays; 0 = none. */
+  failuresPerIpAndClient: number;
+  /** The longest delay. */
+  maxDelaySeconds: number;
   windowSeconds: number;
+  /** Failures naming one client id in a window, from anywhere, that warn; 0 = never. */
+  failuresPerClientWarning: number;
   counters: LimitCounters;
+  /** Where failures and warnings are reported; without it, nowhere. */
+  signals?: TokenFailureSignals;
+}
+
+export interface TokenFailureSignals {
+  logger: Logger;
+  metrics: Pick<AppMetrics, 'tokenFailure' | 'tokenClientWarning'>;
 }
 
 export type AttemptOutcome<T> =
-  | { locked: false; /** undefined: the attempt failed. */ result: T | undefined }
-  | { locked: true; /** For `Retry-After`, in whole seconds. */ retryAfterSeconds: number };
+  | { throttled: false; /** undefined: the attempt failed. */ result: T | undefined }
+  | { throttled: true; /** For `Retry-After`, in whole seconds. */ retryAfterSeconds: number };
 
 export interface TokenAttemptLimiter {
   /**
-   * Runs `verify`, one attempt of `clientId` from `clientIp`, unless either is locked out.
-   * `verify` answering undefined is a failure; an answer, or an error (the database down, say),
-   * counts nothing.
+   * Runs `verify`, one attempt of `clientId` from `clientIp`, unless the address (alone or
+   * with that client id) is held back. `verify` answering undefined is a failure; an answer,
+   * or an error (the database down, say), counts nothing.
    */
   attempt<T>(
     clientId: string,
@@ -40,8 +59,8 @@ export interface TokenAttemptLimiter {
 }
 
 /**
- * The wait for a caller refused only because attempts under way might use up the allowance:
- * they end within a scrypt's time, and may well succeed.
+ * The wait for a caller refused only because attempts under way might use up the free
+ * failures: they end within a scrypt's time, and may well succeed.
  */
 const PENDING_RETRY_MS = 1000;
 
@@ -51,13 +70,16 @@ const PENDING_RETRY_MS = 1000;
  */
 const PENDING_WINDOW_SECONDS = 60;
 
-/** One kind of key (client ids, IPs): its allowance of failures per window, and its counts. */
-interface FailureLimit {
-  limit: number;
-  key: string;
+/** Doubling beyond this would pass any cap the configuration allows. */
+const MAX_DOUBLINGS = 30;
+
+/** One kind of key (IPs, IP and client id pairs): its free failures, counts and delays. */
+interface FailureKind {
+  free: number;
   failures: LimitCounter;
   /** Attempts under way: each may yet fail, so each holds a failure's place until it ends. */
   pending: LimitCounter;
+  delays: LimitHolds;
 }
 
 /**
@@ -71,39 +93,79 @@ function clientKey(clientId: string): string {
 export function createTokenAttemptLimiterFromConfig(
   config: Pick<
     Config,
-    'tokenFailuresPerClient' | 'tokenFailuresPerIp' | 'tokenFailureWindowSeconds'
+    | 'tokenFailuresPerIp'
+    | 'tokenFailuresPerIpAndClient'
+    | 'tokenFailureMaxDelaySeconds'
+    | 'tokenFailureWindowSeconds'
+    | 'tokenFailuresPerClientWarning'
   >,
   counters: LimitCounters,
+  signals?: TokenFailureSignals,
 ): TokenAttemptLimiter {
   return createTokenAttemptLimiter({
-    failuresPerClient: config.tokenFailuresPerClient,
     failuresPerIp: config.tokenFailuresPerIp,
+    failuresPerIpAndClient: config.tokenFailuresPerIpAndClient,
+    maxDelaySeconds: config.tokenFailureMaxDelaySeconds,
     windowSeconds: config.tokenFailureWindowSeconds,
+    failuresPerClientWarning: config.tokenFailuresPerClientWarning,
     counters,
+    signals,
   });
 }
 
 export function createTokenAttemptLimiter(
   options: TokenAttemptLimiterOptions,
 ): TokenAttemptLimiter {
-  const { counters, windowSeconds } = options;
-  const counted = (kind: string) => ({
-    failures: counters.counter(`token-failures:${kind}`, windowSeconds),
-    pending: counters.counter(`token-pending:${kind}`, PENDING_WINDOW_SECONDS),
+  const { counters, windowSeconds, maxDelaySeconds, signals } = options;
+  const kind = (name: string, free: number): FailureKind => ({
+    free,
+    failures: counters.counter(`token-failures:${name}`, windowSeconds),
+    pending: counters.counter(`token-pending:${name}`, PENDING_WINDOW_SECONDS),
+    delays: counters.holds(`token-delays:${name}`),
   });
-  const byClient = counted('client');
-  const byIp = counted('ip');
+  const byIp = kind('ip', options.failuresPerIp);
+  const byIpAndClient = kind('ip-client', options.failuresPerIpAndClient);
+  const byClient = counters.counter('token-failures:client', windowSeconds);
 
-  /** Milliseconds until the key may try again; 0 when it may now (its place then held). */
-  async function reserve({ limit, key, failures, pending }: FailureLimit): Promise<number> {
-    const failed = await failures.get(key);
-    if (failed.points >= limit) return failed.msBeforeNext;
-    // Holds a failure's place for this attempt, so that a burst of parallel guesses cannot
-    // all pass the check before the first of them fails.
+  /** The delay a key's `failures`-th failure in its window earns, in seconds: 1, 2, 4, … */
+  function delayAfter(failures: number, free: number): number {
+    const beyond = failures - free;
+    if (beyond < 0) return 0;
+    return Math.min(maxDelaySeconds, 2 ** Math.min(beyond, MAX_DOUBLINGS));
+  }
+
+  /**
+   * Milliseconds until `key` may try again; 0 when it may now. Its place is taken first and
+   * the counts read after, so that an attempt ending meanwhile (its failure counted, its delay
+   * set, then its place given up) is always seen.
+   */
+  async function reserve(key: string, { free, failures, pending, delays }: FailureKind) {
     const underWay = await pending.add(key);
-    if (failed.points + underWay.points <= limit) return 0;
-    await pending.remove(key);
-    return PENDING_RETRY_MS;
+    const [failed, heldMs] = await Promise.all([failures.get(key), delays.remainingMs(key)]);
+    if (heldMs > 0) return heldMs;
+    // Within the free failures, as many attempts as are left of them; past them, one at a
+    // time, so that a burst of parallel guesses cannot all pass before the first delay is set.
+    return underWay.points <= Math.max(1, free - failed.points) ? 0 : PENDING_RETRY_MS;
+  }
+
+  async function countFailure(key: string, { free, failures, delays }: FailureKind) {
+    const { points } = await failures.add(key);
+    const seconds = delayAfter(points, free);
+    if (seconds > 0) await delays.hold(key, seconds);
+  }
+
+  /** Counts a failure against the client id it named: a warning once a window, no refusal. */
+  async function signalClient(clientId: string, clientIp: string | undefined) {
+    signals?.metrics.tokenFailure();
+    const threshold = options.failuresPerClientWarning;
+    if (threshold === 0) return;
+    const { points } = await byClient.add(clientKey(clientId));
+    if (points !== threshold) return;
+    signals?.metrics.tokenClientWarning();
+    signals?.logger.warn(
+      { tokenClientId: loggableClientId(clientId), clientIp, failures: points, windowSeconds },
+      'token requests: many failed authentications for one client id',
+    );
   }
 
   return {
@@ -112,27 +174,34 @@ export function createTokenAttemptLimiter(
       clientIp: string | undefined,
       verify: () => Promise<T | undefined>,
     ): Promise<AttemptOutcome<T>> {
-      const limits: FailureLimit[] = [
-        { ...byClient, limit: options.failuresPerClient, key: clientKey(clientId) },
-        { ...byIp, limit: options.failuresPerIp, key: clientIp ?? 'unknown' },
-      ].filter(({ limit }) => limit > 0);
+      const ip = clientIp ?? 'unknown';
+      const keys: [string, FailureKind][] = [
+        [ip, byIp],
+        [`${ip} ${clientKey(clientId)}`, byIpAndClient],
+      ];
+      const limited = keys.filter(([, { free }]) => free > 0);
 
-      const waitsMs = await Promise.all(limits.map(reserve));
-      const reserved = limits.filter((_, index) => waitsMs[index] === 0);
-      const release = () => Promise.all(reserved.map(({ key, pending }) => pending.remove(key)));
-      const lockedMs = Math.max(0, ...waitsMs);
-      if (lockedMs > 0) {
+      const waitsMs = await Promise.all(limited.map(([key, kind]) => reserve(key, kind)));
+      const release = () => Promise.all(limited.map(([key, { pending }]) => pending.remove(key)));
+      const waitMs = Math.max(0, ...waitsMs);
+      if (waitMs > 0) {
         await release();
-        return { locked: true, retryAfterSeconds: Math.max(1, Math.ceil(lockedMs / 1000)) };
+        return { throttled: true, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
       }
       let failed = false;
       try {
         const result = await verify();
         failed = result === undefined;
-        return { locked: false, result };
+        return { throttled: false, result };
       } finally {
-        // The failure is counted before its place is given up, so none slips in between.
-        if (failed) await Promise.all(limits.map(({ key, failures }) => failures.add(key)));
+        // The failure and its delay are counted before its place is given up, so none slips
+        // in between.
+        if (failed) {
+          await Promise.all([
+            ...limited.map(([key, kind]) => countFailure(key, kind)),
+            signalClient(clientId, clientIp),
+          ]);
+        }
         await release();
       }
     },

@@ -110,7 +110,7 @@ export const TOKEN_ENDPOINT_OPENAPI: OpenApiPaths = {
         ),
         '415': tokenErrorAnswer(`\`invalid_request\`: the body is not ${FORM_CONTENT_TYPE}.`),
         '429': tokenErrorAnswer(
-          '`temporarily_unavailable`: the endpoint’s own request rate limit, or too many failed client authentications from this client id or this IP (a lockout, the right secret included). Retry after `Retry-After` seconds.',
+          '`temporarily_unavailable`: the endpoint’s own request rate limit, or too many failed client authentications from this IP (for this client id or any): a delay that grows with each further failure. Retry after `Retry-After` seconds.',
           ['Retry-After'],
         ),
         '500': errorAnswer(DEFECT, []),

@@ -19,11 +19,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { CLIENT_ID_PATTERN, loggableClientId } from './client-id.ts';
 import { hashClientSecret, verifyClientSecret } from './client-secrets.ts';
 import type { TokenAttemptLimiter } from './token-attempts.ts';
 import { issueToken, type ClockOptions, type TokenConfig } from './tokens.ts';
 import { findApiClientWithRefs } from '../db/repositories/api-clients.ts';
 import type { Database } from '../db/types.ts';
+import { noteTokenRequest } from '../request-log.ts';
 import { jsonResponse } from '../responses.ts';
 
 export const TOKEN_PATH = '/partner-search/token';
@@ -38,17 +40,15 @@ export const CLIENT_CREDENTIALS = 'client_credentials';
 /** RFC 6749 section 5.1: no token response (nor, here, an error) may be cached. */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
-/** The ids api_clients accepts: anything else is unknown without asking the database. */
-const CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 export interface TokenEndpointDependencies extends ClockOptions {
   db: Kysely<Database>;
   config: TokenConfig;
   requestId: string;
-  /** The limits on failed client authentication; without it, none. */
+  /** The delays after failed client authentication; without it, none. */
   attempts?: TokenAttemptLimiter;
-  /** The address the per-IP failure limit counts (src/proxy-trust.ts). */
+  /** The address the failure delays count (src/proxy-trust.ts). */
   clientIp?: string | undefined;
 }
 
@@ -99,6 +99,7 @@ export async function handleTokenRequest(
     const form = await readForm(request);
     requireClientCredentialsGrant(form);
     const credentials = credentialsOf(request, form);
+    noteTokenRequest(loggableClientId(credentials.clientId), deps.clientIp);
     const client = await authenticateWithinLimits(deps, credentials);
     if (!client) clientAuthenticationFailed(credentials.method);
     const token = await issueToken(deps.config, client, deps);
@@ -122,7 +123,7 @@ function invalidRequest(description: string, status = 400, headers?: Record<stri
   return new Refusal('invalid_request', description, status, headers);
 }
 
-/** 429 in the endpoint's own error shape, for its request rate limit and its lockouts. */
+/** 429 in the endpoint's own error shape, for its request rate limit and its delays. */
 export function tokenRateLimitedResponse(retryAfterSeconds: number, requestId: string): Response {
   return tokenErrorResponse(
     tooManyRequests(`rate limit exceeded: retry after ${retryAfterSeconds} s`, retryAfterSeconds),
@@ -282,9 +283,9 @@ async function authenticateClient(
 }
 
 /**
- * authenticateClient within the failed-attempt limits. A locked-out client id or IP is refused
- * before any database or scrypt work, known or unknown, right secret or not: nothing in the
- * answer or its timing says which.
+ * authenticateClient within the failure delays. An address held back (alone or with this
+ * client id) is refused before any database or scrypt work, known id or unknown, right secret
+ * or not: nothing in the answer or its timing says which.
  */
 async function authenticateWithinLimits(
   { db, attempts, clientIp }: TokenEndpointDependencies,
@@ -293,7 +294,7 @@ async function authenticateWithinLimits(
   const verify = () => authenticateClient(db, credentials);
   if (!attempts) return verify();
   const outcome = await attempts.attempt(credentials.clientId, clientIp, verify);
-  if (!outcome.locked) return outcome.result;
+  if (!outcome.throttled) return outcome.result;
   const { retryAfterSeconds } = outcome;
   throw tooManyRequests(
     `too many failed attempts: retry after ${retryAfterSeconds} s`,

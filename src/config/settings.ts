@@ -239,31 +239,53 @@ export const SETTINGS = {
     details: 'unless 0, at least the anonymous limit',
     parse: integer({ min: 0, max: 1_000_000, default: 6000 }),
   },
-  // Ten guesses a quarter of an hour leave a partner room to fix a mistyped secret and an
-  // attacker under a thousand guesses a day per client id; a hundred per IP let a gateway
-  // shared by several partners through, not one address trying many ids.
-  tokenFailuresPerClient: {
-    names: ['TOKEN_FAILURES_PER_CLIENT'],
-    commands: SERVE,
-    meaning: 'failed token requests per client id before it is locked out (0: unlimited)',
-    details:
-      'in a window: its token requests are then 429 until the window closes, the right secret ' +
-      'included ([docs/api.md](docs/api.md#rate-limits))',
-    parse: integer({ min: 0, max: 1_000_000, default: 10 }),
-  },
+  // Failures slow down the address that makes them, never a right secret from elsewhere:
+  // client ids are not secret, and a limit per id would let anyone lock a partner out. Five
+  // free guesses per address and id leave room for a mistyped secret; a hundred per address
+  // let a gateway shared by several partners through, not one address trying many ids.
   tokenFailuresPerIp: {
     names: ['TOKEN_FAILURES_PER_IP'],
     commands: SERVE,
-    meaning: 'failed token requests per client IP before it is locked out (0: unlimited)',
-    details: "in a window, over every client id; the lockout holds that IP's token requests only",
+    meaning:
+      'failed token requests per client IP and window before its requests are delayed (0: never)',
+    details:
+      'over every client id; each further failure delays its next token request (1 s, doubling), ' +
+      'never its other requests ([docs/api.md](docs/api.md#rate-limits))',
     parse: integer({ min: 0, max: 1_000_000, default: 100 }),
+  },
+  tokenFailuresPerIpAndClient: {
+    names: ['TOKEN_FAILURES_PER_IP_AND_CLIENT'],
+    commands: SERVE,
+    meaning:
+      'failed token requests per client IP and client id and window before delays (0: never)',
+    details:
+      'a guesser at one address is slowed after this many, while the right secret from any ' +
+      'other address is never refused',
+    parse: integer({ min: 0, max: 1_000_000, default: 5 }),
+  },
+  tokenFailureMaxDelaySeconds: {
+    names: ['TOKEN_FAILURE_MAX_DELAY_SECONDS'],
+    commands: SERVE,
+    meaning: 'longest delay after failed token requests (they start at 1 s and double)',
+    parse: integer({ min: 1, max: 86_400, default: 900 }),
   },
   tokenFailureWindowSeconds: {
     names: ['TOKEN_FAILURE_WINDOW_SECONDS'],
     commands: SERVE,
-    meaning: 'window the token failures count in, and the longest lockout',
-    details: 'opened by the first failure',
+    meaning: 'window the token failures count in, opened by the first',
+    details: 'then the free failures start again',
     parse: integer({ min: 1, max: 86_400, default: 900 }),
+  },
+  tokenFailuresPerClientWarning: {
+    names: ['TOKEN_FAILURES_PER_CLIENT_WARNING'],
+    commands: SERVE,
+    meaning: 'failed token requests naming one client id in a window that log a warning (0: never)',
+    details:
+      'from any address; the warning names the client and counts ' +
+      '`catalogue_token_client_warnings_total`, and never refuses anything. Replaces ' +
+      '`TOKEN_FAILURES_PER_CLIENT`, removed: it locked a client id out, which let anyone lock a ' +
+      'partner out ([docs/operations.md](docs/operations.md#rate-limits-and-token-attempts))',
+    parse: integer({ min: 0, max: 1_000_000, default: 10 }),
   },
   logLevel: {
     names: ['LOG_LEVEL'],

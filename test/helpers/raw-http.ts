@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/client.ts';
+import type { Logger } from '../../src/logger.ts';
 import type { RestResponse } from './rest.ts';
 
 export interface ServedApp {
@@ -16,12 +17,16 @@ export interface ServedApp {
   close(): Promise<void>;
 }
 
-/** Builds an app on `database` with `env` as its configuration and listens on 127.0.0.1. */
+/**
+ * Builds an app on `database` with `env` as its configuration and listens on 127.0.0.1 (a
+ * client may still connect from any loopback address: 127.0.0.2, 127.0.0.3, …).
+ */
 export async function serveApp(
   database: DatabaseHandle,
   env: Record<string, string> = {},
+  logger: Logger = pino({ level: 'silent' }),
 ): Promise<ServedApp> {
-  const app = createApp({ config: loadConfig(env), database, logger: pino({ level: 'silent' }) });
+  const app = createApp({ config: loadConfig(env), database, logger });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

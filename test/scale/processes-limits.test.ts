@@ -115,7 +115,7 @@ describe('two processes on one Redis', () => {
   let services: Service[];
 
   beforeAll(async () => {
-    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TOKEN_FAILURES_PER_CLIENT: '2' };
+    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TOKEN_FAILURES_PER_IP_AND_CLIENT: '2' };
     services = await Promise.all([startService(env), startService(env)]);
   });
   afterAll(() => removeKeys(prefix));
@@ -136,15 +136,19 @@ describe('two processes on one Redis', () => {
     }
   });
 
-  it("enforce one limit on a client id's failed token requests between them", async () => {
+  it("enforce one delay on an address's failed token requests between them", async () => {
     const [first, second] = services;
     expect((await tokenRequest(first!, 'nobody', '203.0.113.1')).status).toBe(400);
-    expect((await tokenRequest(second!, 'nobody', '203.0.113.2')).status).toBe(400);
-    // Two failures, one on each: the id is locked on both.
+    expect((await tokenRequest(second!, 'nobody', '203.0.113.1')).status).toBe(400);
+    // Two failures, one on each: the address is delayed on both (for a second)...
     for (const service of [first!, second!]) {
-      const refused = await tokenRequest(service, 'nobody', '203.0.113.3');
+      const refused = await tokenRequest(service, 'nobody', '203.0.113.1');
       expect(refused.status).toBe(429);
       expect(refused.description).toMatch(/^too many failed attempts: retry after \d+ s$/);
+    }
+    // ...and no other address is.
+    for (const service of [first!, second!]) {
+      expect((await tokenRequest(service, 'nobody', '203.0.113.2')).status).toBe(400);
     }
   });
 });
