@@ -306,7 +306,10 @@ export const SETTINGS = {
     names: ['LOG_REQUEST_SAMPLE_RATE'],
     commands: SERVE,
     meaning: 'share (0 to 1) of successful requests logged',
-    details: 'successful: status below 400; a 4xx or 5xx is always logged',
+    details:
+      'successful: status below 400; a 4xx or 5xx is always logged, a client mistake with its ' +
+      'code. The answers while the service starts (`/readyz` 503 naming the step) are not: ' +
+      "the start's own lines say each step ([Logs](docs/ARCHITECTURE.md#logs))",
     parse: fraction({ default: 1 }),
   },
   responseCacheTtlSeconds: {
