@@ -21,9 +21,22 @@ import type { Exchange, Handler } from './handler.ts';
 import { REST_REFUSALS } from './refusals.ts';
 import type { Routed } from './router.ts';
 
-/** What the Node adapter passes along: the raw request target, the socket, the headers. */
-export interface ServerContext {
-  req?: IncomingMessage;
+/**
+ * A request as an entry point (src/http/entries.ts) hands it over: what routing reads, and
+ * the Fetch API request the handler is given, built only once the target names a resource.
+ */
+export interface IncomingRequest {
+  method: string;
+  /** The target as sent: Node's raw `req.url`, or a fetch request's URL. */
+  target: string;
+  /** The X-Request-Id header as sent. */
+  givenRequestId: string | null | undefined;
+  /** The request for the handler, its `url` naming exactly `url`. */
+  requestFor(url: URL): Request;
+  /** Whether the client has gone away before its answer was complete. */
+  clientGone(): boolean;
+  /** Node's request (its socket's addresses, its forwarding headers); none through `fetch`. */
+  node?: IncomingMessage;
 }
 
 export interface PipelineDependencies {
@@ -39,9 +52,8 @@ export interface PipelineDependencies {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The caller's request id when it is a sane token (so logs correlate), else a new one. */
-function requestIdOf(request: Request): string {
-  const given = request.headers.get('x-request-id');
-  return given !== null && REQUEST_ID.test(given) ? given : randomUUID();
+function requestIdOf(given: string | null | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 export function createPipeline(deps: PipelineDependencies) {
@@ -82,9 +94,9 @@ export function createPipeline(deps: PipelineDependencies) {
     exchange: Exchange,
     handler: Handler,
     record: RequestRecord,
-    clientSignal: AbortSignal,
+    clientGone: () => boolean,
   ): Promise<Response> {
-    const deadline = startDeadline(clientSignal, config.requestTimeoutMs);
+    const deadline = startDeadline(clientGone, config.requestTimeoutMs);
     bindWorkSignal(exchange.request, deadline.signal);
     const timedOut = deadline.passed.then(() => {
       const { requestId, url } = exchange;
@@ -104,14 +116,15 @@ export function createPipeline(deps: PipelineDependencies) {
     }
   }
 
-  return async function handle(request: Request, serverContext: ServerContext): Promise<Response> {
+  return async function handle(incoming: IncomingRequest): Promise<Response> {
     const started = performance.now();
-    const target = readRequestTarget(request, serverContext.req?.url);
-    const requestId = requestIdOf(request);
+    const { method } = incoming;
+    const target = readRequestTarget(method, incoming.target);
+    const requestId = requestIdOf(incoming.givenRequestId);
     const record: RequestRecord = { requestId, route: UNMATCHED };
     let response: Response;
     if (target.form !== 'resource') {
-      response = nonResourceResponse(target, request.method, requestId);
+      response = nonResourceResponse(target, method, requestId);
     } else {
       let refusals = REST_REFUSALS;
       try {
@@ -119,23 +132,23 @@ export function createPipeline(deps: PipelineDependencies) {
         record.route = handler.route;
         refusals = handler.refusals;
         const exchange: Exchange = {
-          request: target.request,
+          request: incoming.requestFor(target.url),
           url: target.url,
           requestId,
-          source: deps.sourceOf(serverContext.req),
+          source: deps.sourceOf(incoming.node),
           caller: ANONYMOUS,
           pathParams,
         };
-        response = await withinDeadline(exchange, handler, record, request.signal);
+        response = await withinDeadline(exchange, handler, record, incoming.clientGone);
       } catch (error) {
         response = failureResponse(error, { requestId, path: target.path, refusals }, logger);
       }
     }
     response.headers.set('x-request-id', requestId);
     const seconds = (performance.now() - started) / 1000;
-    deps.metrics.observeRequest(record.route, request.method, response.status, seconds);
+    deps.metrics.observeRequest(record.route, method, response.status, seconds);
     deps.requestLog(record, {
-      method: request.method,
+      method,
       path: target.path,
       status: response.status,
       seconds,
@@ -144,6 +157,8 @@ export function createPipeline(deps: PipelineDependencies) {
     return response;
   };
 }
+
+export type Pipeline = ReturnType<typeof createPipeline>;
 
 const ANONYMOUS: Caller = { kind: 'anonymous' };
 
