@@ -18,7 +18,7 @@ import { schema } from './graph/schema.ts';
 import { createGraphQLServer } from './graph/yoga.ts';
 import { createHandlerTable } from './http/handlers.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
-import { fetchIncoming, nodeListener } from './http/entries.ts';
+import { fetchEntry, nodeListener } from './http/entries.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createReadiness } from './http/readiness.ts';
 import { createRouter } from './http/router.ts';
@@ -102,7 +102,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   // The adapter gives `fetch` a Fetch API caller's semantics (an aborted request's promise
   // rejects); `dispose()` closes what the app opened itself (the Redis connections): the
   // database belongs to the caller.
-  const fetching = createServerAdapter((request: Request) => handle(fetchIncoming(request)), {
+  const fetching = createServerAdapter(fetchEntry(handle), {
     plugins: [
       {
         onDispose: async () => {

@@ -41,11 +41,14 @@ export function useEntityTags(): Plugin {
       if (!JSON_BODY.test(response.headers.get('content-type') ?? '')) return;
       const body = await response.text();
       const tag = entityTag(body);
-      const headers = new fetchAPI.Headers(response.headers);
-      headers.set('etag', tag);
+      // A plain object, as the answer's headers were first built: the server then writes
+      // them in a single writeHead rather than header by header.
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => (headers[name] = value));
+      headers.etag = tag;
       if (matchesEntityTag(request.headers.get('if-none-match'), tag)) {
-        headers.delete('content-type');
-        headers.delete('content-length');
+        delete headers['content-type'];
+        delete headers['content-length'];
         setResponse(new fetchAPI.Response(null, { status: 304, headers }));
       } else {
         setResponse(new fetchAPI.Response(body, { status: 200, headers }));

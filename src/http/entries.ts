@@ -41,7 +41,12 @@ function nodeIncoming(req: IncomingMessage): IncomingRequest {
 export function nodeListener(handle: Pipeline, logger: Logger) {
   return function listener(req: IncomingMessage, res: ServerResponse): void {
     handle(nodeIncoming(req))
-      .then((response) => sendNodeResponse(response, res, req, true))
+      .then(({ response, requestId }) => {
+        // Set on Node's response, not the answer's headers: those stay as built, which lets
+        // the answer go out in a single writeHead.
+        res.setHeader('x-request-id', requestId);
+        return sendNodeResponse(response, res, req, true);
+      })
       .catch((error: unknown) => {
         // The pipeline answers every failure itself: this is writing the answer failing.
         logger.error({ err: error, path: req.url }, 'writing the answer failed');
@@ -51,8 +56,16 @@ export function nodeListener(handle: Pipeline, logger: Logger) {
   };
 }
 
-/** A Fetch API request as the pipeline reads it. */
-export function fetchIncoming(request: Request): IncomingRequest {
+/** `app.fetch`: the pipeline's answer to a Fetch API request. */
+export function fetchEntry(handle: Pipeline) {
+  return async function answer(request: Request): Promise<Response> {
+    const { response, requestId } = await handle(fetchIncoming(request));
+    response.headers.set('x-request-id', requestId);
+    return response;
+  };
+}
+
+function fetchIncoming(request: Request): IncomingRequest {
   return {
     method: request.method,
     target: request.url,

@@ -116,7 +116,8 @@ export function createPipeline(deps: PipelineDependencies) {
     }
   }
 
-  return async function handle(incoming: IncomingRequest): Promise<Response> {
+  /** The answer, and the request id its entry point adds as `x-request-id`. */
+  return async function handle(incoming: IncomingRequest): Promise<Answer> {
     const started = performance.now();
     const { method } = incoming;
     const target = readRequestTarget(method, incoming.target);
@@ -144,7 +145,6 @@ export function createPipeline(deps: PipelineDependencies) {
         response = failureResponse(error, { requestId, path: target.path, refusals }, logger);
       }
     }
-    response.headers.set('x-request-id', requestId);
     const seconds = (performance.now() - started) / 1000;
     deps.metrics.observeRequest(record.route, method, response.status, seconds);
     deps.requestLog(record, {
@@ -154,8 +154,13 @@ export function createPipeline(deps: PipelineDependencies) {
       seconds,
       bytes: Number(response.headers.get('content-length') ?? 0),
     });
-    return response;
+    return { response, requestId };
   };
+}
+
+export interface Answer {
+  response: Response;
+  requestId: string;
 }
 
 export type Pipeline = ReturnType<typeof createPipeline>;
