@@ -63,27 +63,11 @@ export function createPipeline(deps: PipelineDependencies) {
   async function answer(exchange: Exchange, handler: Handler, record: RequestRecord) {
     const caller = await authenticate(exchange.request, config);
     if (caller.kind === 'client') record.clientId = caller.clientId;
-    const limited = await takeLimit(handler, caller, exchange);
+    const limited = await takeLimit(limiter, handler, caller, exchange);
     if (limited) return limited;
     const refused = refuseMethod(handler, exchange);
     if (refused) return refused;
     return handler.answer({ ...exchange, caller });
-  }
-
-  async function takeLimit(
-    handler: Handler,
-    caller: Caller,
-    { source, requestId }: Exchange,
-  ): Promise<Response | undefined> {
-    if (handler.limit === 'none') return undefined;
-    const subject =
-      handler.limit === 'token'
-        ? tokenEndpointSubject(source.clientIp)
-        : rateLimitSubject(caller, source.clientIp);
-    const decision = await limiter.take(subject);
-    return decision.allowed
-      ? undefined
-      : handler.refusals.rateLimited(decision.retryAfterSeconds, requestId);
   }
 
   /**
@@ -166,6 +150,24 @@ export interface Answer {
 export type Pipeline = ReturnType<typeof createPipeline>;
 
 const ANONYMOUS: Caller = { kind: 'anonymous' };
+
+/** A refusal when the handler's request limit has no room for the request. */
+async function takeLimit(
+  limiter: RateLimiter,
+  handler: Handler,
+  caller: Caller,
+  { source, requestId }: Exchange,
+): Promise<Response | undefined> {
+  if (handler.limit === 'none') return undefined;
+  const subject =
+    handler.limit === 'token'
+      ? tokenEndpointSubject(source.clientIp)
+      : rateLimitSubject(caller, source.clientIp);
+  const decision = await limiter.take(subject);
+  return decision.allowed
+    ? undefined
+    : handler.refusals.rateLimited(decision.retryAfterSeconds, requestId);
+}
 
 /** 405 for a method the handler does not answer; HEAD is answered wherever GET is. */
 function refuseMethod(handler: Handler, { request, requestId }: Exchange): Response | undefined {
