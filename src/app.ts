@@ -1,7 +1,8 @@
 /**
  * Builds the whole HTTP service from a configuration and an open database, without
- * listening: src/cli/serve.ts listens, tests call `app.fetch` directly. What answers a
- * request is the handler table (src/http/handlers.ts); how, the pipeline (src/http/pipeline.ts).
+ * listening. The app is node:http's request listener (src/cli/serve.ts registers it); tests
+ * call `app.fetch` directly (src/http/entries.ts). What answers a request is the handler table
+ * (src/http/handlers.ts); how, the pipeline (src/http/pipeline.ts).
  */
 import { createServerAdapter } from '@whatwg-node/server';
 import { createLimitCounters } from './auth/limit-counters.ts';
@@ -17,7 +18,8 @@ import { schema } from './graph/schema.ts';
 import { createGraphQLServer } from './graph/yoga.ts';
 import { createHandlerTable } from './http/handlers.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
-import { createPipeline, type ServerContext } from './http/pipeline.ts';
+import { fetchEntry, nodeListener } from './http/entries.ts';
+import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createReadiness } from './http/readiness.ts';
 import { createRouter } from './http/router.ts';
 import type { Logger } from './logger.ts';
@@ -97,12 +99,13 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     logger,
   });
 
-  // `app.dispose()` closes what the app opened itself (the Redis connections); the database
-  // belongs to the caller.
-  const serve: typeof pipeline = config.dataLoaderBatching
+  const handle: Pipeline = config.dataLoaderBatching
     ? pipeline
-    : (request, serverContext) => withoutLoaderBatching(() => pipeline(request, serverContext));
-  return createServerAdapter<ServerContext>(serve, {
+    : (incoming) => withoutLoaderBatching(() => pipeline(incoming));
+  // The adapter gives `fetch` a Fetch API caller's semantics (an aborted request's promise
+  // rejects); `dispose()` closes what the app opened itself (the Redis connections): the
+  // database belongs to the caller.
+  const fetching = createServerAdapter(fetchEntry(handle), {
     plugins: [
       {
         onDispose: async () => {
@@ -110,6 +113,10 @@ export function createApp({ config, database, logger, draining }: AppDependencie
         },
       },
     ],
+  });
+  return Object.assign(nodeListener(handle, logger), {
+    fetch: fetching.fetch,
+    dispose: () => fetching.dispose(),
   });
 }
 

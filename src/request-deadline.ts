@@ -1,7 +1,7 @@
 /**
  * Every request's bound in time (REQUEST_TIMEOUT_MS), and the signal that stops its remaining
- * work: aborted when the deadline passes or when the client goes away (@whatwg-node/server
- * aborts `request.signal` once the connection closes before the answer is complete). The app
+ * work: aborted when the deadline passes or when the client goes away (its connection closes
+ * before the answer is complete). The app
  * answers 503 at the deadline; the signal reaches the request's statements through the request
  * context's database (src/context.ts), so nothing more is sent to the database for a request
  * nobody waits for.
@@ -33,16 +33,16 @@ export interface RequestDeadline {
   clear(): void;
 }
 
-export function startDeadline(clientSignal: AbortSignal, timeoutMs: number): RequestDeadline {
+/** `clientGone`: whether the client has gone away, read when a statement asks. */
+export function startDeadline(clientGone: () => boolean, timeoutMs: number): RequestDeadline {
   let stopped: RequestStopped | undefined;
   let answered = false;
-  // The client's leaving is read when a statement asks, not listened for: an event listener
-  // on the adapter's signal (a Proxy over an EventTarget) cost more than the checks it saves.
-  const stop = () =>
-    (stopped ??= new RequestStopped(clientSignal.aborted ? 'client gone' : 'deadline'));
+  // The client's leaving is read when a statement asks, not listened for: a listener per
+  // request cost more than the checks it saves.
+  const stop = () => (stopped ??= new RequestStopped(clientGone() ? 'client gone' : 'deadline'));
   const signal: WorkStop = {
     throwIfAborted() {
-      if (stopped === undefined && !answered && clientSignal.aborted) stop();
+      if (stopped === undefined && !answered && clientGone()) stop();
       if (stopped !== undefined) throw stopped;
     },
   };

@@ -1,10 +1,8 @@
 /**
- * The request target (RFC 9112 section 3.2) as the service routes it. @whatwg-node/server
- * builds `request.url` by gluing the Host header to the raw target, which gives a URL that
- * does not parse, or that names another path, for an absolute-form target
- * (`GET http://host/v1/products`, which HTTP/1.1 servers must accept), the asterisk form
- * (`OPTIONS *`) or an odd Host header. The raw target, which Node keeps as `req.url`, decides
- * instead: the Host header has no say in routing.
+ * The request target (RFC 9112 section 3.2) as the service routes it: the raw target, which
+ * Node keeps as `req.url`, decides, so an absolute-form target (`GET http://host/v1/products`,
+ * which HTTP/1.1 servers must accept), the asterisk form (`OPTIONS *`) and an odd Host header
+ * are each answered for what they are: the Host header has no say in routing.
  */
 import { errorResponse } from './responses.ts';
 
@@ -14,8 +12,8 @@ interface TargetBase {
 }
 
 export type RequestTarget =
-  /** A resource: its URL for routing, and the request with a `url` naming exactly that. */
-  | (TargetBase & { form: 'resource'; url: URL; request: Request })
+  /** A resource: its URL for routing. */
+  | (TargetBase & { form: 'resource'; url: URL })
   /** `*`: the server as a whole, which only OPTIONS may ask about. */
   | (TargetBase & { form: 'asterisk' })
   /** Neither a path, an http(s) URL without credentials nor `*` (another scheme). */
@@ -35,20 +33,14 @@ const SERVER_METHODS = 'GET, HEAD, POST, OPTIONS';
 /** Methods a Fetch API `Request` refuses to be built with. */
 const METHODS_FETCH_REFUSES = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
-/** `rawTarget` is Node's `req.url`; undefined when the request did not come through Node. */
-export function readRequestTarget(request: Request, rawTarget: string | undefined): RequestTarget {
-  const target = rawTarget ?? request.url;
+/** `target`: Node's `req.url`, or the URL of a request that did not come through Node. */
+export function readRequestTarget(method: string, target: string): RequestTarget {
   const path = target.slice(0, MAX_LOGGED_TARGET);
-  if (METHODS_FETCH_REFUSES.has(request.method)) return { form: 'unserved-method', path };
+  if (METHODS_FETCH_REFUSES.has(method)) return { form: 'unserved-method', path };
   if (target === '*') return { form: 'asterisk', path };
   const named = resourceUrl(target);
   if (named === undefined) return { form: 'unusable', path };
-  return {
-    form: 'resource',
-    path: named.pathname,
-    url: named,
-    request: requestNaming(request, named),
-  };
+  return { form: 'resource', path: named.pathname, url: named };
 }
 
 /** The answer to a target that names no resource: never a 500, never a stack. */
@@ -98,7 +90,7 @@ function resourceUrl(target: string): URL | undefined {
  * The request itself when its `url` already names the resource, else a copy whose `url` does
  * (a standard Request, as `app.fetch` callers give: its body is a web stream yoga can read).
  */
-function requestNaming(request: Request, url: URL): Request {
+export function requestNaming(request: Request, url: URL): Request {
   const current = parsedUrl(request.url);
   if (current?.pathname === url.pathname && current.search === url.search) return request;
   return new Request(url, request);

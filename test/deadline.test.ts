@@ -255,8 +255,8 @@ describe('a client that goes away mid-request (a lock holds its first statement)
       request.on('error', () => undefined);
       const waiting = await statementsWaiting(lock);
       request.destroy();
-      // The server has seen the connection close (and @whatwg-node/server has aborted the
-      // request's signal) once it holds no connection.
+      // The server has seen the connection close (the request's socket is destroyed) once it
+      // holds no connection.
       await until('the server to see the client go', async () => {
         const open = await new Promise<number>((resolve, reject) =>
           server.getConnections((error, count) => (error ? reject(error) : resolve(count))),

@@ -34,6 +34,9 @@ export interface HandlerDependencies {
   token: Omit<TokenEndpointDependencies, 'requestId' | 'clientIp'>;
 }
 
+/** yoga's server context: the service passes none (the request context is built per request). */
+const NO_CONTEXT = {};
+
 export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
   const operation = (route: string, answer: Handler['answer']): Handler => ({
     route,
@@ -51,8 +54,10 @@ export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
         route: 'graphql',
         limit: 'caller',
         refusals: GRAPHQL_REFUSALS,
+        // `handleRequest`, not `fetch`: yoga's `fetch` would also watch the request's signal,
+        // building one per request, for a client's leaving the deadline already reads.
         answer: ({ request, caller }) =>
-          rejectInvalidGraphQLToken(caller) ?? deps.yoga.fetch(request),
+          rejectInvalidGraphQLToken(caller) ?? deps.yoga.handleRequest(request, NO_CONTEXT),
       },
     ],
     [

@@ -21,9 +21,22 @@ import type { Exchange, Handler } from './handler.ts';
 import { REST_REFUSALS } from './refusals.ts';
 import type { Routed } from './router.ts';
 
-/** What the Node adapter passes along: the raw request target, the socket, the headers. */
-export interface ServerContext {
-  req?: IncomingMessage;
+/**
+ * A request as an entry point (src/http/entries.ts) hands it over: what routing reads, and
+ * the Fetch API request the handler is given, built only once the target names a resource.
+ */
+export interface IncomingRequest {
+  method: string;
+  /** The target as sent: Node's raw `req.url`, or a fetch request's URL. */
+  target: string;
+  /** The X-Request-Id header as sent. */
+  givenRequestId: string | null | undefined;
+  /** The request for the handler, its `url` naming exactly `url`. */
+  requestFor(url: URL): Request;
+  /** Whether the client has gone away before its answer was complete. */
+  clientGone(): boolean;
+  /** Node's request (its socket's addresses, its forwarding headers); none through `fetch`. */
+  node?: IncomingMessage;
 }
 
 export interface PipelineDependencies {
@@ -39,9 +52,8 @@ export interface PipelineDependencies {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The caller's request id when it is a sane token (so logs correlate), else a new one. */
-function requestIdOf(request: Request): string {
-  const given = request.headers.get('x-request-id');
-  return given !== null && REQUEST_ID.test(given) ? given : randomUUID();
+function requestIdOf(given: string | null | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 export function createPipeline(deps: PipelineDependencies) {
@@ -51,27 +63,11 @@ export function createPipeline(deps: PipelineDependencies) {
   async function answer(exchange: Exchange, handler: Handler, record: RequestRecord) {
     const caller = await authenticate(exchange.request, config);
     if (caller.kind === 'client') record.clientId = caller.clientId;
-    const limited = await takeLimit(handler, caller, exchange);
+    const limited = await takeLimit(limiter, handler, caller, exchange);
     if (limited) return limited;
     const refused = refuseMethod(handler, exchange);
     if (refused) return refused;
     return handler.answer({ ...exchange, caller });
-  }
-
-  async function takeLimit(
-    handler: Handler,
-    caller: Caller,
-    { source, requestId }: Exchange,
-  ): Promise<Response | undefined> {
-    if (handler.limit === 'none') return undefined;
-    const subject =
-      handler.limit === 'token'
-        ? tokenEndpointSubject(source.clientIp)
-        : rateLimitSubject(caller, source.clientIp);
-    const decision = await limiter.take(subject);
-    return decision.allowed
-      ? undefined
-      : handler.refusals.rateLimited(decision.retryAfterSeconds, requestId);
   }
 
   /**
@@ -82,9 +78,9 @@ export function createPipeline(deps: PipelineDependencies) {
     exchange: Exchange,
     handler: Handler,
     record: RequestRecord,
-    clientSignal: AbortSignal,
+    clientGone: () => boolean,
   ): Promise<Response> {
-    const deadline = startDeadline(clientSignal, config.requestTimeoutMs);
+    const deadline = startDeadline(clientGone, config.requestTimeoutMs);
     bindWorkSignal(exchange.request, deadline.signal);
     const timedOut = deadline.passed.then(() => {
       const { requestId, url } = exchange;
@@ -104,14 +100,16 @@ export function createPipeline(deps: PipelineDependencies) {
     }
   }
 
-  return async function handle(request: Request, serverContext: ServerContext): Promise<Response> {
+  /** The answer, and the request id its entry point adds as `x-request-id`. */
+  return async function handle(incoming: IncomingRequest): Promise<Answer> {
     const started = performance.now();
-    const target = readRequestTarget(request, serverContext.req?.url);
-    const requestId = requestIdOf(request);
+    const { method } = incoming;
+    const target = readRequestTarget(method, incoming.target);
+    const requestId = requestIdOf(incoming.givenRequestId);
     const record: RequestRecord = { requestId, route: UNMATCHED };
     let response: Response;
     if (target.form !== 'resource') {
-      response = nonResourceResponse(target, request.method, requestId);
+      response = nonResourceResponse(target, method, requestId);
     } else {
       let refusals = REST_REFUSALS;
       try {
@@ -119,33 +117,57 @@ export function createPipeline(deps: PipelineDependencies) {
         record.route = handler.route;
         refusals = handler.refusals;
         const exchange: Exchange = {
-          request: target.request,
+          request: incoming.requestFor(target.url),
           url: target.url,
           requestId,
-          source: deps.sourceOf(serverContext.req),
+          source: deps.sourceOf(incoming.node),
           caller: ANONYMOUS,
           pathParams,
         };
-        response = await withinDeadline(exchange, handler, record, request.signal);
+        response = await withinDeadline(exchange, handler, record, incoming.clientGone);
       } catch (error) {
         response = failureResponse(error, { requestId, path: target.path, refusals }, logger);
       }
     }
-    response.headers.set('x-request-id', requestId);
     const seconds = (performance.now() - started) / 1000;
-    deps.metrics.observeRequest(record.route, request.method, response.status, seconds);
+    deps.metrics.observeRequest(record.route, method, response.status, seconds);
     deps.requestLog(record, {
-      method: request.method,
+      method,
       path: target.path,
       status: response.status,
       seconds,
       bytes: Number(response.headers.get('content-length') ?? 0),
     });
-    return response;
+    return { response, requestId };
   };
 }
 
+export interface Answer {
+  response: Response;
+  requestId: string;
+}
+
+export type Pipeline = ReturnType<typeof createPipeline>;
+
 const ANONYMOUS: Caller = { kind: 'anonymous' };
+
+/** A refusal when the handler's request limit has no room for the request. */
+async function takeLimit(
+  limiter: RateLimiter,
+  handler: Handler,
+  caller: Caller,
+  { source, requestId }: Exchange,
+): Promise<Response | undefined> {
+  if (handler.limit === 'none') return undefined;
+  const subject =
+    handler.limit === 'token'
+      ? tokenEndpointSubject(source.clientIp)
+      : rateLimitSubject(caller, source.clientIp);
+  const decision = await limiter.take(subject);
+  return decision.allowed
+    ? undefined
+    : handler.refusals.rateLimited(decision.retryAfterSeconds, requestId);
+}
 
 /** 405 for a method the handler does not answer; HEAD is answered wherever GET is. */
 function refuseMethod(handler: Handler, { request, requestId }: Exchange): Response | undefined {
