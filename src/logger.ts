@@ -20,7 +20,18 @@ export function createLogger(
     serializers: { err: withSourceClassName },
   };
   if (destination !== undefined) return pino(options, destination);
-  return pretty(config.logFormat) ? pino(options, prettyTransport()) : pino(options);
+  return pretty(config.logFormat) ? pino(options, prettyTransport()) : pino(options, stdoutLines());
+}
+
+/**
+ * stdout written asynchronously: a line per request written synchronously was a system call
+ * on the request's path; now lines logged while a write is under way go out together with
+ * the next one, and none waits longer than that write. pino writes what is left when the
+ * process exits (`logger.flush` on a drained shutdown, its exit hook otherwise), so only a
+ * process killed outright can lose the lines of its last write.
+ */
+function stdoutLines(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
 }
 
 /**

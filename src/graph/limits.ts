@@ -22,6 +22,7 @@ import {
   GraphQLError,
   Kind,
   type DefinitionNode,
+  type DocumentNode,
   type ExecutionArgs,
   type ValidationRule,
 } from 'graphql';
@@ -170,15 +171,33 @@ const knownOperationTypes: ValidationRule = (context) => ({
   },
 });
 
+/** Costs remembered per document; past this many variable sets, a document's are forgotten. */
+const MAX_COSTS_PER_DOCUMENT = 64;
+
 /**
  * Refuses an operation whose cost is over the budget before anything of it runs. The cost
  * needs the variables (`first: $first`), so it is taken per execution, not per document; it
- * walks each selection set once.
+ * walks each selection set once. No field's cost reads the context, so a cost is a function of
+ * the document (the same object for the same text: yoga's parse cache, the REST engine's
+ * documents), the operation and the variables, and is remembered for them.
  */
 function useCostLimit(maxCost: number): Plugin {
+  const costs = new WeakMap<DocumentNode, Map<string, number | undefined>>();
+  function rememberedCostOf(args: ExecutionArgs): number | undefined {
+    const key = `${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}`;
+    let known = costs.get(args.document);
+    if (known?.has(key)) return known.get(key);
+    const cost = costOf(args);
+    if (known === undefined || known.size >= MAX_COSTS_PER_DOCUMENT) {
+      known = new Map();
+      costs.set(args.document, known);
+    }
+    known.set(key, cost);
+    return cost;
+  }
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const cost = costOf(args);
+      const cost = rememberedCostOf(args);
       if (cost === undefined || cost <= maxCost) return;
       setResultAndStopExecution({
         errors: [
