@@ -11,8 +11,8 @@ import { FORMAT_READERS } from './formats/dispatch.ts';
 import { createRowChecks } from './row-checks.ts';
 
 export interface FeedSource {
-  /** A Node Readable or a web ReadableStream: both are async iterables of bytes. */
-  body: AsyncIterable<Uint8Array>;
+  /** A request body (web ReadableStream), a file's Node Readable, or any iterable of bytes. */
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
   format: FeedFormat;
   gzip: boolean;
   market: FeedMarket;
@@ -51,8 +51,10 @@ export function readFeed(source: FeedSource): FeedReading {
 }
 
 function decompressed({ body, gzip }: FeedSource): AsyncIterable<Uint8Array> {
+  // Node's web streams are async iterables of their chunks; the global type does not say so.
+  const bytes = body as AsyncIterable<Uint8Array>;
   // pipeline passes a failing body's error on to the gunzip stream, whose reader sees it.
-  return gzip ? pipeline(Readable.from(body), createGunzip(), () => {}) : body;
+  return gzip ? pipeline(Readable.from(bytes), createGunzip(), () => {}) : bytes;
 }
 
 function isZlibError(error: unknown): error is Error {

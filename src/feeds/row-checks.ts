@@ -39,7 +39,7 @@ export function createRowChecks(
       field,
       reason,
     });
-    if (itemId === '') return reject('id', 'missing: every row needs an id', null);
+    if (itemId === '') return reject('id', 'missing: id is required', null);
     if (itemId.length > MAX_ITEM_ID_LENGTH) {
       return reject('id', `${itemId.length} characters long: at most ${MAX_ITEM_ID_LENGTH}`, null);
     }
@@ -81,7 +81,7 @@ function textOf(record: FeedRecord, column: FeedColumn): string | null {
 
 function requiredText(record: FeedRecord, column: FeedColumn): string {
   const text = textOf(record, column);
-  if (text === null) throw new FieldProblem(column, `missing: every row needs a ${column}`);
+  if (text === null) throw new FieldProblem(column, `missing: ${column} is required`);
   return text;
 }
 
