@@ -94,7 +94,7 @@ function optionalValue<T>(
   return text === null ? null : accepted(column, parse(text));
 }
 
-/** Every field but the id, checked in the feed's column order. */
+/** Every field but the id, in the order docs/api.md states ("Rejected rows"). */
 function checkedFields(record: FeedRecord, market: FeedMarket): Omit<FeedItem, 'line' | 'itemId'> {
   const title = requiredText(record, 'title');
   const link = accepted('link', parseHttpUrl(requiredText(record, 'link')));
