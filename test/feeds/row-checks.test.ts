@@ -13,10 +13,10 @@ const VALID: Record<string, string> = {
   availability: 'in_stock',
 };
 
-/** The one row a feed of VALID with `changes` becomes; `undefined` drops a column. */
-async function rowWith(changes: Record<string, string | undefined>) {
+/** The one row a feed of VALID with `changes` becomes. */
+async function rowWith(changes: Record<string, string>) {
   const cells = { ...VALID, ...changes };
-  const columns = Object.keys(cells).filter((column) => cells[column] !== undefined);
+  const columns = Object.keys(cells);
   const { rows } = await readAll(
     tsv(
       columns,
