@@ -2,6 +2,7 @@
  * GTIN-13s that are valid (GS1 mod-10 check digit) and unique without remembering the ones
  * already handed out: the number part is a bijection of (product, index).
  */
+import { gtinCheckDigit } from '../src/gtin.ts';
 
 /** Real GS1 prefixes (country of the issuing member organisation), chosen per brand. */
 const GS1_PREFIXES = [
@@ -30,16 +31,6 @@ const GS1_PREFIXES = [
   '890',
   '940',
 ];
-
-/** The GS1 check digit of a 12-digit body: weights 3 and 1 alternating from the right. */
-export function gtinCheckDigit(body: string): number {
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) {
-    const digit = body.charCodeAt(body.length - 1 - i) - 48;
-    sum += i % 2 === 0 ? digit * 3 : digit;
-  }
-  return (10 - (sum % 10)) % 10;
-}
 
 const NINE_DIGITS = 1_000_000_000;
 // A unit modulo 10^9 (odd, not a multiple of 5): multiplying by it permutes 0..10^9−1, which
