@@ -48,7 +48,7 @@ const PUBLISHED_TOKEN_SECRETS = new Map([
   ['compose-placeholder-token-secret-CHANGE-ME', 'the placeholder from docker-compose.yml'],
 ]);
 
-export type ConfiguredCommand = 'serve' | 'migrate' | 'seed';
+export type ConfiguredCommand = 'serve' | 'migrate' | 'seed' | 'clients';
 
 export interface EnvironmentVariable {
   names: readonly string[];
@@ -65,7 +65,7 @@ export interface Setting<T> extends EnvironmentVariable {
 }
 
 const SERVE = ['serve'] as const;
-const EVERY_COMMAND = ['serve', 'migrate', 'seed'] as const;
+const EVERY_COMMAND = ['serve', 'migrate', 'seed', 'clients'] as const;
 const HTTP = ['http:', 'https:'];
 const POSTGRES = ['postgres:', 'postgresql:'];
 
