@@ -7,11 +7,12 @@ export type { Logger };
 /**
  * JSON lines on stdout, one event per line, ready for any log shipper; or, for a person at a
  * terminal, pino-pretty's readable lines (LOG_FORMAT). Every line logged while a request is
- * served carries its `requestId` (request-log.ts). `destination` replaces stdout (tests).
+ * served carries its `requestId` (request-log.ts). `destination` replaces stdout: a stream
+ * (tests), or stderr for a command whose stdout is its result.
  */
 export function createLogger(
   config: Pick<Config, 'logLevel' | 'logFormat'>,
-  destination?: DestinationStream,
+  destination?: DestinationStream | 'stderr',
 ): Logger {
   const options = {
     level: config.logLevel,
@@ -19,8 +20,15 @@ export function createLogger(
     mixin: currentRequestId,
     serializers: { err: withSourceClassName },
   };
+  if (destination === 'stderr') {
+    return pretty(config.logFormat, process.stderr)
+      ? pino(options, prettyTransport(process.stderr))
+      : pino(options, pino.destination({ fd: process.stderr.fd, sync: true }));
+  }
   if (destination !== undefined) return pino(options, destination);
-  return pretty(config.logFormat) ? pino(options, prettyTransport()) : pino(options, stdoutLines());
+  return pretty(config.logFormat, process.stdout)
+    ? pino(options, prettyTransport(process.stdout))
+    : pino(options, stdoutLines());
 }
 
 /**
@@ -46,20 +54,21 @@ function withSourceClassName(error: Error): ReturnType<typeof pino.stdSerializer
   return serialized;
 }
 
-function pretty(format: LogFormat): boolean {
-  return format === 'auto' ? process.stdout.isTTY === true : format === 'pretty';
+function pretty(format: LogFormat, output: typeof process.stdout | typeof process.stderr): boolean {
+  return format === 'auto' ? output.isTTY === true : format === 'pretty';
 }
 
 /**
  * pino-pretty runs in a worker thread that pino starts and resolves by module name (so pino
  * stays outside the production bundle), and pino flushes it when the process exits.
  */
-function prettyTransport(): DestinationStream {
+function prettyTransport(output: typeof process.stdout | typeof process.stderr): DestinationStream {
   return pino.transport({
     target: 'pino-pretty',
     options: {
-      // The worker's own stdout is no terminal: colours follow the process's.
-      colorize: process.stdout.isTTY === true,
+      destination: output.fd,
+      // The worker's own output is no terminal: colours follow the process's.
+      colorize: output.isTTY === true,
       singleLine: true,
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname,service',

@@ -3,6 +3,7 @@
  *   serve (default)   bind PORT, migrate, seed when empty, serve
  *   migrate           apply pending migrations and exit
  *   seed              fill the catalogue at a scale
+ *   clients           add, list and revoke API clients (partners' and shops')
  * `<command> --help` lists a command's options and environment variables; src/cli/errors.ts
  * says how each failure ends (one line, exit code 1 or 2).
  */
@@ -10,19 +11,36 @@ import { loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import {
   columns,
-  readCommandLine,
+  readCommandLineWithOperands,
+  readSubcommand,
+  type CommandGroupSpec,
   type CommandSpec,
   type OptionSpec,
   type ParsedValues,
 } from './cli/command-line.ts';
 import { exitOnFailure, UsageError } from './cli/errors.ts';
-import { MIGRATE, SEED, SERVE } from './cli/commands.ts';
+import {
+  ADD_PARTNER,
+  ADD_SHOP,
+  CLIENTS,
+  LIST_CLIENTS,
+  MIGRATE,
+  REVOKE_CLIENT,
+  SEED,
+  SERVE,
+} from './cli/commands.ts';
 
 type Run<Options extends Record<string, OptionSpec>> = (
   config: Config,
   logger: Logger,
   values: ParsedValues<Options>,
+  operands: string[],
 ) => Promise<void>;
+
+interface Command {
+  summary: string;
+  start(args: readonly string[]): Promise<void>;
+}
 
 /**
  * A command: its arguments checked (or its help printed) before the configuration is read,
@@ -31,27 +49,51 @@ type Run<Options extends Record<string, OptionSpec>> = (
 function command<Options extends Record<string, OptionSpec>>(
   spec: CommandSpec<Options>,
   load: () => Promise<Run<Options>>,
-) {
+): Command {
   return {
     summary: spec.summary.split('\n')[0]!,
     async start(args: readonly string[]): Promise<void> {
-      const values = readCommandLine(spec, args);
+      const { values, operands } = readCommandLineWithOperands(spec, args);
       const config = loadConfig();
       const run = await load();
-      await run(config, createLogger(config), values);
+      const logger = createLogger(config, spec.logsToStderr ? 'stderr' : undefined);
+      await run(config, logger, values, operands);
     },
   };
 }
 
-const COMMANDS: Record<string, ReturnType<typeof command>> = {
+/** A command whose first word names one of its subcommands, which reads the rest. */
+function commandGroup<Group extends CommandGroupSpec>(
+  spec: Group,
+  subcommands: Record<keyof Group['subcommands'], Command>,
+): Command {
+  return {
+    summary: spec.summary.split('\n')[0]!,
+    async start(args: readonly string[]): Promise<void> {
+      const chosen = readSubcommand(spec, args);
+      await subcommands[chosen.name as keyof Group['subcommands']].start(chosen.args);
+    },
+  };
+}
+
+const loadClients = () => import('./cli/clients.ts');
+
+const COMMANDS: Record<string, Command> = {
   serve: command(SERVE, async () => (await import('./cli/serve.ts')).serve),
   migrate: command(MIGRATE, async () => (await import('./cli/migrate.ts')).migrate),
   seed: command(SEED, async () => (await import('./cli/seed.ts')).seed),
+  clients: commandGroup(CLIENTS, {
+    'add-partner': command(ADD_PARTNER, async () => (await loadClients()).addPartner),
+    'add-shop': command(ADD_SHOP, async () => (await loadClients()).addShop),
+    list: command(LIST_CLIENTS, async () => (await loadClients()).listClients),
+    revoke: command(REVOKE_CLIENT, async () => (await loadClients()).revokeClient),
+  }),
 };
 
 function overview(): string {
   return [
-    'Usage: node src/main.ts [command] [options]  (npm start, npm run migrate, npm run seed)',
+    'Usage: node src/main.ts [command] [options]  (npm start, npm run migrate, npm run seed,',
+    '       npm run clients)',
     '',
     'Commands:',
     ...columns(Object.entries(COMMANDS).map(([name, { summary }]) => [name, summary])),

@@ -115,6 +115,44 @@ describe.each(kinds)('0003 on %s, over an existing catalogue', (kind) => {
   });
 });
 
+describe.each(kinds)('0007 on %s', (kind) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase({ contents: 'empty', embedded: kind === 'embedded' });
+    await migrateToLatest(database.db);
+    await insertBasics(database.db);
+  });
+  afterAll(() => database?.dispose());
+
+  it('binds a client to an existing shop or to none, and deletes it with its shop', async () => {
+    const { db } = database;
+    const client = (id: string, shopId: number | null) => ({
+      id,
+      name: id,
+      secret_hash: 'scrypt$1$1$1$c2FsdA==$aGFzaA==',
+      shop_id: shopId,
+    });
+    await db
+      .insertInto('api_clients')
+      .values([client('partner-a', null), client('shop-1-a', 1), client('shop-2-a', 2)])
+      .execute();
+    await expect(
+      db.insertInto('api_clients').values(client('shop-99-a', 99)).execute(),
+    ).rejects.toThrow(/foreign key/);
+
+    await db.deleteFrom('shops').where('id', '=', 1).execute();
+    const left = await db
+      .selectFrom('api_clients')
+      .select(['id', 'shop_id'])
+      .orderBy('id')
+      .execute();
+    expect(left).toEqual([
+      { id: 'partner-a', shop_id: null },
+      { id: 'shop-2-a', shop_id: 2 },
+    ]);
+  });
+});
+
 describe('the migration list', () => {
   it('names every migration file in schema/migrations', async () => {
     const { readdir } = await import('node:fs/promises');

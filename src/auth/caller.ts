@@ -1,17 +1,30 @@
 /**
  * Who is calling: anonymous, a client with a valid bearer token, or a caller whose token was
  * refused; and what a route's declared access lets each of them do (docs/api.md,
- * "Authentication"): `partner` routes require a client owning the requested ref, `public`
- * routes accept a token without requiring one.
+ * "Authentication"): `partner` routes require a client owning the requested ref, `shop` routes
+ * a client bound to the shop the path names, `public` routes accept a token without requiring
+ * one.
  */
 import type { Config } from '../config.ts';
 import { errorResponse, graphqlErrorResponse } from '../responses.ts';
+import { TOKEN_PATH } from './token-endpoint.ts';
 import { verifyToken, type ClockOptions, type VerifiedClient } from './tokens.ts';
 
 export const PARTNER_REALM = 'partner-search';
 
-/** Who may call a route: anyone, a refused token aside (`public`), or a partner client. */
-export type Access = 'public' | 'partner';
+/**
+ * Who may call a route: anyone, a refused token aside (`public`), a partner's client owning the
+ * `ref` asked for, or the client of the shop its `shopId` path parameter names.
+ */
+export type Access = 'public' | 'partner' | 'shop';
+
+/** What a request names that its route's access is checked against. */
+export interface AccessTarget {
+  /** The `ref` query parameter; absent when not given or empty. */
+  ref?: string | undefined;
+  /** The `shopId` path parameter, as written in the path. */
+  shopId?: string | undefined;
+}
 
 export type InvalidTokenReason = 'malformed' | 'invalid' | 'expired';
 
@@ -49,12 +62,17 @@ export async function authenticate(
 export function refuseAccess(
   access: Access,
   caller: Caller,
-  ref: string | undefined,
+  target: AccessTarget,
   requestId: string,
 ): Response | null {
-  return access === 'partner'
-    ? requirePartner(caller, ref, requestId)
-    : rejectInvalidToken(caller, requestId);
+  switch (access) {
+    case 'partner':
+      return requirePartner(caller, target.ref, requestId);
+    case 'shop':
+      return requireShop(caller, target.shopId, requestId);
+    case 'public':
+      return rejectInvalidToken(caller, requestId);
+  }
 }
 
 /**
@@ -70,7 +88,7 @@ export function requirePartner(
   switch (caller.kind) {
     case 'anonymous':
       return unauthorized(
-        'partner search requires an access token from POST /partner-search/token',
+        `partner search requires an access token from POST ${TOKEN_PATH}`,
         requestId,
         bearerChallenge(),
       );
@@ -80,6 +98,38 @@ export function requirePartner(
       if (ref === undefined || caller.refs.includes(ref)) return null;
       return errorResponse(403, `ref "${ref}" does not belong to this client`, requestId, {
         details: [{ parameter: 'ref', reason: 'not_owned' }],
+      });
+  }
+}
+
+/**
+ * A shop's routes' gate: null when the caller is the client of the shop `shopId` names, else
+ * the response to send. A partner's client, and another shop's, are refused 403; so is a path
+ * whose shop id is not written as the shop's id is (`012` for 12), rather than guessed at.
+ */
+export function requireShop(
+  caller: Caller,
+  shopId: string | undefined,
+  requestId: string,
+): Response | null {
+  switch (caller.kind) {
+    case 'anonymous':
+      return unauthorized(
+        `shop feeds require an access token from POST ${TOKEN_PATH}`,
+        requestId,
+        bearerChallenge(),
+      );
+    case 'invalid':
+      return invalidTokenResponse(caller.reason, requestId);
+    case 'client':
+      if (caller.shopId === undefined) {
+        return errorResponse(403, 'this client is not a shop’s client', requestId, {
+          details: [{ parameter: 'shopId', reason: 'not_a_shop_client' }],
+        });
+      }
+      if (shopId === String(caller.shopId)) return null;
+      return errorResponse(403, `shop ${shopId ?? '(none)'} is not this client’s shop`, requestId, {
+        details: [{ parameter: 'shopId', reason: 'not_owned' }],
       });
   }
 }

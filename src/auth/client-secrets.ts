@@ -6,6 +6,13 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 
 const PARAMETERS = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
+/** 256 bits: guessing one is out of reach whatever the failure delays allow. */
+const SECRET_BYTES = 32;
+
+/** A new client secret, URL- and form-safe (base64url), to be shown once and then hashed. */
+export function generateClientSecret(): string {
+  return randomBytes(SECRET_BYTES).toString('base64url');
+}
 
 function derive(secret: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>

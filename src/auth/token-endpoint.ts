@@ -1,6 +1,6 @@
 /**
  * `POST /partner-search/token`: the OAuth2 client credentials grant (RFC 6749 section 4.4),
- * as partners already use it (decisions section 2). The client authenticates with HTTP Basic
+ * for partners' and shops' clients alike. The client authenticates with HTTP Basic
  * or with client_id and client_secret in the form body, never both (section 2.3).
  *
  * Errors are RFC 6749 section 5.2 bodies, `{"error": "invalid_client", "error_description",
@@ -22,7 +22,7 @@ import type { Kysely } from 'kysely';
 import { CLIENT_ID_PATTERN, loggableClientId } from './client-id.ts';
 import { hashClientSecret, verifyClientSecret } from './client-secrets.ts';
 import type { TokenAttemptLimiter } from './token-attempts.ts';
-import { issueToken, type ClockOptions, type TokenConfig } from './tokens.ts';
+import { issueToken, type ClockOptions, type TokenConfig, type TokenSubject } from './tokens.ts';
 import { findApiClientWithRefs } from '../db/repositories/api-clients.ts';
 import type { Database } from '../db/types.ts';
 import { noteTokenRequest } from '../request-log.ts';
@@ -270,16 +270,21 @@ function decoy(): Promise<string> {
   return decoyHash;
 }
 
-/** The client and its refs when the secret is right, else undefined, whatever was wrong. */
+/**
+ * The client, its refs and its shop when the secret is right, else undefined, whatever was
+ * wrong. A revoked client no longer exists, so it is refused like an unknown one.
+ */
 async function authenticateClient(
   db: Kysely<Database>,
   { clientId, secret }: Credentials,
-): Promise<{ id: string; refs: string[] } | undefined> {
+): Promise<TokenSubject | undefined> {
   const client = CLIENT_ID_PATTERN.test(clientId)
     ? await findApiClientWithRefs(db, clientId)
     : undefined;
   const matches = await verifyClientSecret(secret, client?.secretHash ?? (await decoy()));
-  return client && matches ? { id: client.id, refs: client.refs } : undefined;
+  return client && matches
+    ? { id: client.id, refs: client.refs, shopId: client.shopId }
+    : undefined;
 }
 
 /**
@@ -290,7 +295,7 @@ async function authenticateClient(
 async function authenticateWithinLimits(
   { db, attempts, clientIp }: TokenEndpointDependencies,
   credentials: Credentials,
-): Promise<{ id: string; refs: string[] } | undefined> {
+): Promise<TokenSubject | undefined> {
   const verify = () => authenticateClient(db, credentials);
   if (!attempts) return verify();
   const outcome = await attempts.attempt(credentials.clientId, clientIp, verify);

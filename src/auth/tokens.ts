@@ -1,8 +1,9 @@
 /**
- * Partner access tokens (docs/api.md, "Authentication"): HS256 JWTs signed with TOKEN_SECRET. A token
- * carries the client's id and the refs it owned at issue, so verifying one needs no database
- * round trip; the price is that a change to a client's refs reaches its callers only as their
- * tokens expire (TOKEN_TTL_SECONDS, an hour by default).
+ * Access tokens of partner and shop clients (docs/api.md, "Authentication"): HS256 JWTs signed
+ * with TOKEN_SECRET. A token carries the client's id, the refs it owned at issue and, for a
+ * shop's client, its shop, so verifying one needs no database round trip; the price is that a
+ * change to a client (its refs, its revocation) reaches its callers only as their tokens expire
+ * (TOKEN_TTL_SECONDS, an hour by default).
  */
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Config } from '../config.ts';
@@ -29,11 +30,23 @@ export interface TokenResponse {
   token_type: 'Bearer';
 }
 
-/** A verified token: the client it was issued to and the refs that client owned. */
+/**
+ * A verified token: the client it was issued to, the refs that client owned and, for a shop's
+ * client, the shop it writes for.
+ */
 export interface VerifiedClient {
   kind: 'client';
   clientId: string;
   refs: string[];
+  shopId?: number;
+}
+
+/** What a token is issued for: a client as the token endpoint authenticated it. */
+export interface TokenSubject {
+  id: string;
+  refs: readonly string[];
+  /** Absent, or null, for a partner's client. */
+  shopId?: number | null;
 }
 
 export type TokenFailureReason = 'expired' | 'invalid';
@@ -54,11 +67,12 @@ function signingKey(config: Pick<Config, 'tokenSecret'>): Uint8Array {
 
 export async function issueToken(
   config: TokenConfig,
-  client: { id: string; refs: readonly string[] },
+  client: TokenSubject,
   { now = new Date() }: ClockOptions = {},
 ): Promise<TokenResponse> {
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const accessToken = await new SignJWT({ refs: [...client.refs] })
+  const shop = client.shopId == null ? {} : { shop: client.shopId };
+  const accessToken = await new SignJWT({ refs: [...client.refs], ...shop })
     .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE })
     .setIssuer(TOKEN_ISSUER)
     .setAudience(TOKEN_AUDIENCE)
@@ -101,10 +115,13 @@ export async function verifyToken(
 
 /** The claims we put in, checked again: a correct signature says who wrote them, not what. */
 function clientOf(payload: JWTPayload): VerifiedClient | undefined {
-  const { sub, refs } = payload;
+  const { sub, refs, shop } = payload;
   if (typeof sub !== 'string' || sub.length === 0) return undefined;
   if (!Array.isArray(refs) || !refs.every((ref) => typeof ref === 'string')) return undefined;
-  return { kind: 'client', clientId: sub, refs: refs as string[] };
+  const client: VerifiedClient = { kind: 'client', clientId: sub, refs: refs as string[] };
+  if (shop === undefined) return client;
+  if (!Number.isSafeInteger(shop) || (shop as number) <= 0) return undefined;
+  return { ...client, shopId: shop as number };
 }
 
 function failure(reason: TokenFailureReason): TokenFailure {

@@ -1,12 +1,20 @@
 /**
  * What each command of src/main.ts accepts and says in `--help`. The commands themselves
- * (serve.ts, migrate.ts, seed.ts) are loaded only to run: `--help` and a mistake on the command
+ * (serve.ts, migrate.ts, seed.ts, clients.ts) are loaded only to run: `--help` and a mistake on the command
  * line answer without loading the service.
  */
 import { SEED_SCALES } from '../config.ts';
-import { environmentOf, type CommandSpec, type OptionSpec } from './command-line.ts';
+import { OWNED_REF_PATTERN } from '../auth/client-id.ts';
+import {
+  environmentOf,
+  type CommandGroupSpec,
+  type CommandSpec,
+  type OptionSpec,
+} from './command-line.ts';
 
 const MAX_SEED = 0xffff_ffff;
+/** PostgreSQL's largest `integer`, the type of ids. */
+const MAX_INTEGER = 0x7fff_ffff;
 
 export const SERVE = {
   invocation: 'npm start --',
@@ -54,3 +62,88 @@ export const SEED = {
   },
   environment: environmentOf('seed'),
 } satisfies CommandSpec<Record<string, OptionSpec>>;
+
+const CLIENTS_INVOCATION = 'npm run clients --';
+const JSON_OPTION = {
+  type: 'boolean',
+  description: 'print JSON for scripts instead of text',
+} as const satisfies OptionSpec;
+const CLIENT_NAME = {
+  name: 'NAME',
+  description: 'who the client is for, as operators will recognise it in `list`',
+  matches: { pattern: /\S/, accepts: 'a name that is not blank' },
+} as const;
+const NEW_CLIENT =
+  'Prints the new client id and its secret once: only the secret’s hash is stored.';
+
+export const ADD_PARTNER = {
+  invocation: `${CLIENTS_INVOCATION} add-partner`,
+  summary: `Adds a partner's client owning the given refs.\n${NEW_CLIENT}`,
+  operands: [CLIENT_NAME],
+  options: {
+    ref: {
+      type: 'string',
+      value: 'REF',
+      description: 'a ref the client owns; no other client may own it',
+      matches: { pattern: OWNED_REF_PATTERN, accepts: '1 to 64 of A-Z a-z 0-9 . _ -' },
+      multiple: true,
+      required: true,
+    },
+    json: JSON_OPTION,
+  },
+  environment: environmentOf('clients'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export const ADD_SHOP = {
+  invocation: `${CLIENTS_INVOCATION} add-shop`,
+  summary: `Adds a shop's client: it writes that shop's feeds only.\n${NEW_CLIENT}`,
+  operands: [CLIENT_NAME],
+  options: {
+    shop: {
+      type: 'string',
+      value: 'ID',
+      description: 'the shop (one shop in one market), which must exist',
+      range: [1, MAX_INTEGER],
+      required: true,
+    },
+    json: JSON_OPTION,
+  },
+  environment: environmentOf('clients'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export const LIST_CLIENTS = {
+  invocation: `${CLIENTS_INVOCATION} list`,
+  summary: 'Lists the clients: id, name, kind, refs or shop, when added.',
+  options: { json: JSON_OPTION },
+  environment: environmentOf('clients'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export const REVOKE_CLIENT = {
+  invocation: `${CLIENTS_INVOCATION} revoke`,
+  summary:
+    'Deletes a client: it gets no new token, and its refs are free for another.\n' +
+    'A token issued before stays valid until it expires (TOKEN_TTL_SECONDS of the server:\n' +
+    'an hour by default).',
+  operands: [{ name: 'CLIENT_ID', description: 'the client, as `list` shows it' }],
+  options: {},
+  environment: environmentOf('clients'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export const CLIENTS = {
+  invocation: CLIENTS_INVOCATION,
+  summary:
+    'Manages the API clients that get access tokens at POST /partner-search/token (OAuth 2.0\n' +
+    "client credentials): partners' clients, owning refs, and shops' clients, each writing one\n" +
+    "shop's feeds. It migrates first, and refuses an embedded data directory another process\n" +
+    '(a running server) holds.',
+  subcommands: {
+    'add-partner': ADD_PARTNER,
+    'add-shop': ADD_SHOP,
+    list: LIST_CLIENTS,
+    revoke: REVOKE_CLIENT,
+  },
+} satisfies CommandGroupSpec;

@@ -48,7 +48,7 @@ const PUBLISHED_TOKEN_SECRETS = new Map([
   ['compose-placeholder-token-secret-CHANGE-ME', 'the placeholder from docker-compose.yml'],
 ]);
 
-export type ConfiguredCommand = 'serve' | 'migrate' | 'seed';
+export type ConfiguredCommand = 'serve' | 'migrate' | 'seed' | 'clients';
 
 export interface EnvironmentVariable {
   names: readonly string[];
@@ -65,7 +65,7 @@ export interface Setting<T> extends EnvironmentVariable {
 }
 
 const SERVE = ['serve'] as const;
-const EVERY_COMMAND = ['serve', 'migrate', 'seed'] as const;
+const EVERY_COMMAND = ['serve', 'migrate', 'seed', 'clients'] as const;
 const HTTP = ['http:', 'https:'];
 const POSTGRES = ['postgres:', 'postgresql:'];
 
@@ -104,7 +104,7 @@ export const SETTINGS = {
   tokenSecret: {
     names: ['TOKEN_SECRET'],
     commands: SERVE,
-    meaning: 'key signing partner access tokens (required with NODE_ENV=production)',
+    meaning: 'key signing access tokens (required with NODE_ENV=production)',
     details: 'production refuses the ones published in the code and docker-compose.yml',
     parse: secret({
       minLength: 32,
@@ -115,7 +115,7 @@ export const SETTINGS = {
   tokenTtlSeconds: {
     names: ['TOKEN_TTL_SECONDS'],
     commands: SERVE,
-    meaning: 'lifetime of a partner access token',
+    meaning: 'lifetime of an access token (a revoked client keeps its tokens until then)',
     parse: integer({ min: 60, max: 86_400, default: 3600 }),
   },
   port: {
@@ -235,7 +235,7 @@ export const SETTINGS = {
   rateLimitClientPerMinute: {
     names: ['RATE_LIMIT_CLIENT_PER_MINUTE'],
     commands: SERVE,
-    meaning: 'requests a minute per partner client with a token (0: unlimited)',
+    meaning: 'requests a minute per API client with a token (0: unlimited)',
     details: 'unless 0, at least the anonymous limit',
     parse: integer({ min: 0, max: 1_000_000, default: 6000 }),
   },

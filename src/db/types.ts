@@ -158,6 +158,8 @@ export interface ApiClientsTable {
   id: string;
   name: string;
   secret_hash: string;
+  /** The shop a shop's client writes feeds for; null for a partner's client. */
+  shop_id: ColumnType<number | null, number | null | undefined, never>;
   created_at: ColumnType<string, Date | string | undefined, never>;
 }
 

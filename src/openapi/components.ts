@@ -87,7 +87,7 @@ export function securitySchemes(tokenPath: string): Record<string, Record<string
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: `An access token from \`POST ${tokenPath}\`.`,
+      description: `An access token from \`POST ${tokenPath}\`: a partner client's, carrying the refs it owns, or a shop client's, whose \`shop\` claim names the one shop whose routes it may call.`,
     },
     [CLIENT_BASIC]: {
       type: 'http',
@@ -100,7 +100,7 @@ export function securitySchemes(tokenPath: string): Record<string, Record<string
 /** The tags in the order the document lists them. */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   Authentication:
-    'OAuth2 client credentials: a client id and secret buy a short-lived Bearer token.',
+    'OAuth2 client credentials: a client id and secret buy a short-lived Bearer token. Partners’ and shops’ clients alike; operators add them with `npm run clients`.',
   'Partner search':
     'For partners: requires a Bearer token and a `ref` owned by its client; every offer URL carries the `ref`. Version 1.0.0, in `API-Version`. Unknown names answer 400, never 422.',
   Suggestions: 'Products with a good price now, or matching a text query.',

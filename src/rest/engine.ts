@@ -128,7 +128,8 @@ export class RestEngine {
       // Before the parameters are validated, so an unauthenticated caller learns that first.
       // An empty ref is left to parameter validation (400), like an absent one.
       const ref = rest.url.searchParams.get('ref') || undefined;
-      const denied = refuseAccess(route.access, rest.caller, ref, rest.requestId);
+      const target = { ref, shopId: pathParams.shopId };
+      const denied = refuseAccess(route.access, rest.caller, target, rest.requestId);
       if (denied) {
         for (const [name, value] of Object.entries(headers)) denied.headers.set(name, value);
         return denied;
@@ -208,7 +209,7 @@ export class RestEngine {
     const cacheHeaders = {
       ...headers,
       etag: tag,
-      'cache-control': route.access === 'partner' ? CACHE_CONTROL.private : CACHE_CONTROL.public,
+      'cache-control': route.access === 'public' ? CACHE_CONTROL.public : CACHE_CONTROL.private,
       vary: 'Authorization',
     };
     if (matchesEntityTag(request.headers.get('if-none-match'), tag)) {

@@ -67,6 +67,23 @@ describe('verifyToken', () => {
     });
   });
 
+  it("carries a shop's client's shop as its `shop` claim, and a partner's none", async () => {
+    const shopClient = { id: 'shop-12-abc', refs: [], shopId: 12 };
+    const { access_token: token } = await issueToken(config, shopClient, { now: ISSUED });
+    expect(decodeJwt(token)).toMatchObject({ sub: 'shop-12-abc', refs: [], shop: 12 });
+    expect(await verifyToken(config, token, { now: ISSUED })).toEqual({
+      kind: 'client',
+      clientId: 'shop-12-abc',
+      refs: [],
+      shopId: 12,
+    });
+    const partner = await issueToken(config, { ...client, shopId: null }, { now: ISSUED });
+    expect(decodeJwt(partner.access_token)).not.toHaveProperty('shop');
+    expect(await verifyToken(config, partner.access_token, { now: ISSUED })).not.toHaveProperty(
+      'shopId',
+    );
+  });
+
   it('says expired from the token lifetime on', async () => {
     const token = await tokenOf();
     expect(await verifyToken(config, token, { now: secondsAfterIssue(600) })).toEqual({
@@ -128,6 +145,11 @@ describe('verifyToken', () => {
       { exp: undefined },
       { refs: 'acme-se' },
       { refs: [1, 2] },
+      { shop: '12' },
+      { shop: 0 },
+      { shop: -3 },
+      { shop: 1.5 },
+      { shop: null },
     ]) {
       expect(await verifyToken(config, await forge(claims), now), JSON.stringify(claims)).toEqual({
         kind: 'invalid',

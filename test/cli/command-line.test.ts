@@ -85,6 +85,39 @@ describe('--help', () => {
     ]);
   });
 
+  it('of clients lists its subcommands; of each, its arguments, options and variables', async () => {
+    const [group, addPartner, addShop, list, revoke] = await Promise.all([
+      main('clients', '--help'),
+      main('clients', 'add-partner', '--help'),
+      main('clients', 'add-shop', '-h'),
+      main('clients', 'list', '--help'),
+      main('clients', 'revoke', '--help'),
+    ]);
+    expectHelp(group, [
+      'npm run clients --',
+      'add-partner NAME --ref REF …',
+      'add-shop NAME --shop ID',
+      'list',
+      'revoke CLIENT_ID',
+    ]);
+    expectHelp(addPartner, [
+      'Usage: npm run clients -- add-partner NAME --ref REF … [options]',
+      '(repeatable)',
+      '--json',
+      'secret',
+      'DATABASE_URL',
+      'EMBEDDED_DATA_DIR',
+    ]);
+    expectHelp(addShop, ['Usage: npm run clients -- add-shop NAME --shop ID [options]', '--json']);
+    expectHelp(list, ['Usage: npm run clients -- list [options]', '--json']);
+    expectHelp(revoke, [
+      'Usage: npm run clients -- revoke CLIENT_ID [options]',
+      'TOKEN_TTL_SECONDS',
+    ]);
+    expect(revoke.stdout).not.toContain('--json');
+    expect((await main('--help')).stdout).toContain('clients');
+  });
+
   it('of the bench names its options, their defaults and BENCH_SERVER_URL', async () => {
     expectHelp(await bench('--help'), [
       'npm run bench',
@@ -131,6 +164,25 @@ describe('mistakes on the command line', () => {
     expectOneLineUsageError(stray, 'unexpected argument now');
     expectOneLineUsageError(command, 'unknown command "frobnicate"');
     expectOneLineUsageError(rounds, '--rounds must be an integer from 1 to 1000, got "0"');
+  });
+
+  it('clients without what a subcommand needs, or with what it does not take: one line, exit code 2', async () => {
+    const mistakes = [
+      [['clients'], 'a subcommand is missing (add-partner, add-shop, list, revoke;'],
+      [['clients', 'remove', 'x'], 'unknown subcommand "remove"'],
+      [['clients', 'add-shop', 'Shop'], '--shop ID is required'],
+      [['clients', 'add-shop', 'Shop', '--shop', 'twelve'], '--shop must be an integer from 1'],
+      [['clients', 'add-shop', '--shop', '12'], 'NAME is missing'],
+      [['clients', 'add-shop', ' ', '--shop', '12'], 'NAME must be a name that is not blank'],
+      [['clients', 'add-partner', 'Acme'], '--ref REF is required'],
+      [['clients', 'add-partner', 'Acme', '--ref', 'a b'], '--ref must be 1 to 64 of'],
+      [['clients', 'add-partner', 'Acme', 'AB', '--ref', 'acme'], 'unexpected argument AB'],
+      [['clients', 'list', 'all'], 'unexpected argument all'],
+      [['clients', 'list', '--jsno'], 'unknown option --jsno; did you mean --json?'],
+      [['clients', 'revoke'], 'CLIENT_ID is missing'],
+    ] as const;
+    const finished = await Promise.all(mistakes.map(([args]) => main(...args)));
+    mistakes.forEach(([, text], index) => expectOneLineUsageError(finished[index]!, text));
   });
 
   it('an --as-of that is not a calendar day: one line, exit code 2, before the database', async () => {

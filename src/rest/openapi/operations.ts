@@ -55,13 +55,19 @@ function routeOperation(route: RestRoute, items: ItemSchemas): OpenApiOperation 
     summary: route.summary,
     description: route.description,
     parameters: [...route.params.map(parameterOf), IF_NONE_MATCH],
-    security: route.access === 'partner' ? [{ [BEARER]: [] }] : OPTIONAL_BEARER,
+    security: route.access === 'public' ? OPTIONAL_BEARER : [{ [BEARER]: [] }],
     responses: routeResponses(route, items.schemaOf(route.resource)),
   };
 }
 
+/** Why a route that requires a token refuses a valid one. */
+const FORBIDDEN = {
+  partner: 'The `ref` does not belong to the token’s client.',
+  shop: 'The token’s client is not the client of the shop the path names (a partner’s client, or another shop’s).',
+} as const;
+
 function routeResponses(route: RestRoute, item: JsonSchema): Record<string, OpenApiAnswer> {
-  const partner = route.access === 'partner';
+  const tokenRequired = route.access !== 'public';
   const versioned = route.apiVersion === undefined ? [] : ['API-Version'];
   const deprecation = route.params.some((param) => param.replacedBy !== undefined)
     ? ['Deprecation']
@@ -85,14 +91,14 @@ function routeResponses(route: RestRoute, item: JsonSchema): Record<string, Open
       versioned,
     ),
     '401': errorAnswer(
-      partner
+      tokenRequired
         ? `No access token, or an invalid or expired one (get one from \`POST ${TOKEN_PATH}\`).`
         : 'A token was sent but is invalid or expired (the token is optional here, a broken one is refused).',
       ['WWW-Authenticate', ...versioned],
     ),
   };
-  if (partner) {
-    responses['403'] = errorAnswer('The `ref` does not belong to the token’s client.', versioned);
+  if (route.access !== 'public') {
+    responses['403'] = errorAnswer(FORBIDDEN[route.access], versioned);
   }
   if (route.params.some((param) => param.in === 'path')) {
     responses['404'] = errorAnswer('Nothing has that id.', versioned);

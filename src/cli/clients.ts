@@ -1,0 +1,137 @@
+/**
+ * `clients`: add, list and revoke the API clients that get tokens at the token endpoint
+ * (docs/operations.md, "API clients"). What a command prints on stdout is its result (with
+ * `--json`, for scripts); its log lines go to stderr.
+ */
+import { generateClientId } from '../auth/client-id.ts';
+import { generateClientSecret, hashClientSecret } from '../auth/client-secrets.ts';
+import type { Config } from '../config.ts';
+import type { DatabaseHandle } from '../db/client.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import {
+  deleteApiClient,
+  findRefOwners,
+  insertApiClient,
+  listApiClients,
+  shopExists,
+} from '../db/repositories/api-clients.ts';
+import type { Logger } from '../logger.ts';
+import { clientListEntry, formatClientList } from './client-list.ts';
+import type { ParsedValues } from './command-line.ts';
+import type { ADD_PARTNER, ADD_SHOP, LIST_CLIENTS } from './commands.ts';
+import { openCommandDatabase } from './database.ts';
+import { UsageError } from './errors.ts';
+
+/** Runs `work` on the migrated database, closed (and its data directory unlocked) after. */
+async function withDatabase(
+  config: Config,
+  logger: Logger,
+  work: (database: DatabaseHandle) => Promise<void>,
+): Promise<void> {
+  const database = await openCommandDatabase(config, logger);
+  try {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+function print(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+interface NewClient {
+  name: string;
+  refs: readonly string[];
+  shopId: number | null;
+}
+
+/** Stores a client with a new id and secret, and prints them: the only time the secret shows. */
+async function createClient(
+  database: DatabaseHandle,
+  logger: Logger,
+  client: NewClient,
+  json: boolean | undefined,
+): Promise<void> {
+  const clientId = generateClientId(client.shopId);
+  const clientSecret = generateClientSecret();
+  const secretHash = await hashClientSecret(clientSecret);
+  await insertApiClient(database.db, { id: clientId, secretHash, ...client });
+  logger.info({ clientId, refs: client.refs, shopId: client.shopId }, 'client added');
+  if (json) {
+    print(JSON.stringify({ clientId, clientSecret }));
+    return;
+  }
+  print(
+    [
+      `client id:     ${clientId}`,
+      `client secret: ${clientSecret}`,
+      'The secret is shown only this once (only its hash is stored): pass it on now. With',
+      'both, the client gets access tokens at POST /partner-search/token.',
+    ].join('\n'),
+  );
+}
+
+export async function addPartner(
+  config: Config,
+  logger: Logger,
+  values: ParsedValues<typeof ADD_PARTNER.options>,
+  [name]: string[],
+): Promise<void> {
+  const refs = [...new Set(values.ref)];
+  await withDatabase(config, logger, async (database) => {
+    const [owned] = await findRefOwners(database.db, refs);
+    if (owned) {
+      throw new UsageError(
+        `ref "${owned.ref}" already belongs to client ${owned.clientId} (revoke it first)`,
+      );
+    }
+    await createClient(database, logger, { name: name!, refs, shopId: null }, values.json);
+  });
+}
+
+export async function addShop(
+  config: Config,
+  logger: Logger,
+  values: ParsedValues<typeof ADD_SHOP.options>,
+  [name]: string[],
+): Promise<void> {
+  const shopId = Number(values.shop);
+  await withDatabase(config, logger, async (database) => {
+    if (!(await shopExists(database.db, shopId))) {
+      throw new UsageError(`no shop has the id ${shopId}`);
+    }
+    await createClient(database, logger, { name: name!, refs: [], shopId }, values.json);
+  });
+}
+
+export async function listClients(
+  config: Config,
+  logger: Logger,
+  values: ParsedValues<typeof LIST_CLIENTS.options>,
+): Promise<void> {
+  await withDatabase(config, logger, async (database) => {
+    const entries = (await listApiClients(database.db)).map(clientListEntry);
+    print(values.json ? JSON.stringify(entries) : formatClientList(entries));
+  });
+}
+
+export async function revokeClient(
+  config: Config,
+  logger: Logger,
+  _values: unknown,
+  [clientId]: string[],
+): Promise<void> {
+  await withDatabase(config, logger, async (database) => {
+    if (!(await deleteApiClient(database.db, clientId!))) {
+      throw new UsageError(`no client has the id "${clientId}" (list shows them)`);
+    }
+    logger.info({ clientId }, 'client revoked');
+    print(
+      `revoked ${clientId}: it gets no new token; a token issued before stays valid until it ` +
+        'expires (TOKEN_TTL_SECONDS of the server)',
+    );
+  });
+}
