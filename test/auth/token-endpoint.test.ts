@@ -118,6 +118,7 @@ describe(`findApiClientWithRefs on ${databaseKind}`, () => {
       name: 'acme',
       secretHash: expect.stringMatching(/^scrypt\$/),
       refs: ['acme-no', 'acme-se'],
+      shopId: null,
     });
     expect(database.statements).toHaveLength(1);
   });
