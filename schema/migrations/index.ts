@@ -9,6 +9,7 @@ import * as summaryNameVectors from './0003_summary_name_vectors.ts';
 import * as categoryOrderIndexes from './0004_category_order_indexes.ts';
 import * as searchVectors from './0005_search_vectors.ts';
 import * as searchLexicons from './0006_search_lexicons.ts';
+import * as feeds from './0008_feeds.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0004_category_order_indexes': categoryOrderIndexes,
   '0005_search_vectors': searchVectors,
   '0006_search_lexicons': searchLexicons,
+  '0008_feeds': feeds,
 };
