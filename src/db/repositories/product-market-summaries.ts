@@ -17,7 +17,8 @@ export interface RefreshOptions {
 }
 
 /**
- * Rebuilds the summary rows of the given products (or of all) in one transaction:
+ * Rebuilds the summary rows of the given products (or of all), in the given market (or in
+ * all), in one transaction:
  *   lowest_price = the cheapest available offer in the market,
  *   average_price_90_days = mean of the daily lowest prices of the 90 days before `asOf`,
  *   price_trend_percentage = (average − lowest) / average × 100, rounded to one decimal;
