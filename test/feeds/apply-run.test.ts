@@ -370,12 +370,13 @@ describe(`applying a feed run on ${databaseKind}`, () => {
         .execute(),
     ).toEqual([{ item_id: 'not-yet', price: 55, gtin: null }]);
 
-    // The catalogue team gives the product its GTIN; the next push matches it.
+    // The catalogue team gives the product its GTIN (an 8-digit one, which feeds send
+    // zero-padded to 14); the next push matches it.
     await db()
       .insertInto('gtins')
-      .values({ gtin: '4006381333931', product_id: product!.productId })
+      .values({ gtin: '96385074', product_id: product!.productId })
       .execute();
-    const matched = await run(shopId, [{ ...item, gtin: '04006381333931' }], { kind: 'push' });
+    const matched = await run(shopId, [{ ...item, gtin: '00000096385074' }], { kind: 'push' });
     expect(matched.counts).toMatchObject({ unmatched: 0, created: 1 });
     expect(
       await db()
@@ -404,6 +405,13 @@ describe(`applying a feed run on ${databaseKind}`, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     // The first run holds the shop while it reads its rows: the second waits.
     expect(secondDone).toBe(false);
+    if (databaseKind === 'postgres') {
+      // Meanwhile a run for another shop applies (PGlite is one session: runs take turns).
+      const otherShop = await shopWithOffers('fi', 1);
+      const other = await run(otherShop, await feedOfShop(db(), otherShop), { kind: 'push' });
+      expect(other.counts.rows).toBeGreaterThan(0);
+      expect(secondDone).toBe(false);
+    }
     held.open();
     const [a, b] = await Promise.all([firstRun, secondRun]);
     expect(a.counts.rows).toBe(baseline.length);
