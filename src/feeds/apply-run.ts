@@ -11,7 +11,11 @@ import {
   type RunShop,
   type Withdrawal,
 } from '../db/repositories/feed-offers.ts';
-import { followOfferChanges, recordProductsBefore } from '../db/repositories/feed-derived.ts';
+import {
+  followOfferChanges,
+  recordProductsBefore,
+  type FollowedChanges,
+} from '../db/repositories/feed-derived.ts';
 import {
   createStagedItems,
   keepUnmatchedItems,
@@ -59,10 +63,10 @@ export interface FeedRunCounts {
   unmatched: number;
 }
 
-export interface AppliedFeedRun {
+export interface AppliedFeedRun extends FollowedChanges {
   counts: FeedRunCounts;
-  /** The products whose summary in the shop's market was rebuilt. */
-  summarisedProductIds: number[];
+  /** The shop's market: where the changed products' answers changed. */
+  market: MarketCode;
 }
 
 export class UnknownShopError extends Error {
@@ -91,15 +95,11 @@ export async function applyFeedRun(db: Kysely<Database>, run: FeedRun): Promise<
         ? { kind: 'missing from the feed' }
         : { kind: 'named', itemIds: run.withdrawItemIds ?? [] };
     const changes = await findOfferChanges(trx, shop, withdrawal);
-    let summarisedProductIds: number[] = [];
+    let followed: FollowedChanges = { changedProductIds: [], summarisedProductIds: [] };
     if (changes.created + changes.updated + changes.withdrawn > 0) {
       await recordProductsBefore(trx, shop.market);
       await writeOfferChanges(trx, shop, changes, now);
-      summarisedProductIds = await followOfferChanges(trx, {
-        runId: run.runId,
-        market: shop.market,
-        now,
-      });
+      followed = await followOfferChanges(trx, { runId: run.runId, market: shop.market, now });
     }
     const matched = rows - unmatched;
     return {
@@ -110,7 +110,8 @@ export async function applyFeedRun(db: Kysely<Database>, run: FeedRun): Promise<
         rejected: 0,
         unmatched,
       },
-      summarisedProductIds,
+      market: shop.market,
+      ...followed,
     };
   });
 }

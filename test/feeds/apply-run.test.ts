@@ -264,6 +264,8 @@ describe(`applying a feed run on ${databaseKind}`, () => {
       ...new Set([...changedProducts.values(), byGtin!.productId, byMpn!.productId]),
     ].sort((a, b) => a - b);
     expect(changes.map((change) => change.product_id)).toEqual(expectedProducts);
+    expect(applied.changedProductIds).toEqual(expectedProducts);
+    expect(applied.market).toBe('se');
     const goneChange = changes.find(
       (change) => change.product_id === changedProducts.get(gone1!.itemId),
     )!;
@@ -308,6 +310,7 @@ describe(`applying a feed run on ${databaseKind}`, () => {
       ),
     );
     expect(writes).toEqual([]);
+    expect(again).toMatchObject({ changedProductIds: [], summarisedProductIds: [] });
     expect(await versions()).toEqual(before);
     expect(await changeCount()).toBe(changesBefore);
   });

@@ -38,29 +38,43 @@ export async function recordProductsBefore(
       cross join lateral (${availableNow(market)}) as before`.execute(trx);
 }
 
+export interface FollowedChanges {
+  /** Every product whose offers in the market changed: what answers about them must follow. */
+  changedProductIds: number[];
+  /** Those whose lowest price or offer count changed: their summaries were rebuilt. */
+  summarisedProductIds: number[];
+}
+
 /**
  * After the offers are written: each product's lowest price and offer count now, then its
- * derived data. Returns the products whose summary was rebuilt.
+ * derived data.
  */
 export async function followOfferChanges(
   trx: Transaction<Database>,
   run: { runId: string; market: MarketCode; now: Date },
-): Promise<number[]> {
+): Promise<FollowedChanges> {
   await sql`
     update ${sql.table(RUN_PRODUCTS)} p
        set (new_lowest_price, new_offer_count) = (${availableNow(run.market)})`.execute(trx);
   const today = run.now.toISOString().slice(0, 10);
   await recordTodaysLowestPrices(trx, run.market, today);
   await recordChanges(trx, run);
-  const { rows } = await sql<{ product_id: number }>`
-    select product_id from ${sql.table(RUN_PRODUCTS)}
-     where (old_lowest_price, old_offer_count) is distinct from (new_lowest_price, new_offer_count)
-     order by product_id`.execute(trx);
-  const productIds = rows.map((row) => row.product_id);
-  if (productIds.length > 0) {
-    await rebuildProductMarketSummaries(trx, { productIds, market: run.market, asOf: today });
+  const { rows } = await sql<{ product_id: number; summary_changes: boolean }>`
+    select product_id,
+           (old_lowest_price, old_offer_count) is distinct from (new_lowest_price, new_offer_count)
+             as summary_changes
+      from ${sql.table(RUN_PRODUCTS)} order by product_id`.execute(trx);
+  const summarisedProductIds = rows
+    .filter((row) => row.summary_changes)
+    .map((row) => row.product_id);
+  if (summarisedProductIds.length > 0) {
+    await rebuildProductMarketSummaries(trx, {
+      productIds: summarisedProductIds,
+      market: run.market,
+      asOf: today,
+    });
   }
-  return productIds;
+  return { changedProductIds: rows.map((row) => row.product_id), summarisedProductIds };
 }
 
 /**

@@ -95,8 +95,8 @@ export async function findOfferChanges(
 
 /**
  * Writes the recorded changes: new offers inserted (their ids from the offers sequence),
- * changed and re-listed ones updated, withdrawn ones marked. A statement with nothing to do
- * is not sent.
+ * changed and re-listed ones updated, withdrawn ones marked. Withdrawals are not written by
+ * a run that has none, the rest not by a run that creates and updates nothing.
  */
 export async function writeOfferChanges(
   trx: Transaction<Database>,
