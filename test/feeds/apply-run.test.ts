@@ -100,6 +100,22 @@ describe(`applying a feed run on ${databaseKind}`, () => {
     return rows[0]!.n;
   }
 
+  it('finds every seeded offer by its item id, and MPNs on three products in four', async () => {
+    const { rows } = await sql<{
+      offers: number;
+      by_product: number;
+      products: number;
+      mpns: number;
+    }>`
+      select (select count(*)::integer from offers) as offers,
+             (select count(*)::integer from offers where item_id = product_id::text) as by_product,
+             (select count(*)::integer from products) as products,
+             (select count(*)::integer from products where mpn is not null) as mpns`.execute(db());
+    const counts = rows[0]!;
+    expect(counts.by_product).toBe(counts.offers);
+    expect(counts.mpns).toBe(counts.products - Math.floor(counts.products / 4));
+  });
+
   it('applies a full feed: new offers, changed prices, out of stock, withdrawn, unmatched', async () => {
     const shopId = await shopWithOffers('se', 0);
     const baseline = await feedOfShop(db(), shopId);
