@@ -12,6 +12,7 @@
  * seeds/random.ts keyed by the seed, all dates from the as-of date (seeds/calendar.ts).
  */
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { hashClientSecret } from '../src/auth/client-secrets.ts';
 import type { DatabaseHandle } from '../src/db/client.ts';
 import type { SeedScale } from '../src/config.ts';
@@ -26,7 +27,7 @@ import { closeJournal, deferDefinitions, restoreStatements } from './load/deferr
 import { chooseWriter, openTableWriter, type TableWriter } from './load/table-writers.ts';
 import { createProgress, type Progress } from './progress.ts';
 import { SCALES } from './scales.ts';
-import { CATALOGUE_TABLES, PRODUCT_TABLES, REFERENCE_TABLES } from './tables.ts';
+import { CATALOGUE_TABLES, FEED_TABLES, PRODUCT_TABLES, REFERENCE_TABLES } from './tables.ts';
 
 export { utcToday } from './calendar.ts';
 
@@ -84,7 +85,7 @@ export async function seedCatalogue(
 
   const definitions = await withClient(database.pool, async (client) => {
     await client.query('begin');
-    await client.query(`truncate ${CATALOGUE_TABLES.join(', ')}`);
+    await client.query(`truncate ${[...CATALOGUE_TABLES, ...FEED_TABLES].join(', ')}`);
     const deferred = await deferDefinitions(client, CATALOGUE_TABLES);
     await client.query('commit');
     return deferred;
@@ -92,6 +93,11 @@ export async function seedCatalogue(
 
   try {
     const rows = await loadCatalogue(database, frame, calendar, progress);
+    // Offers a feed adds take their ids after the generated ones.
+    await sql`select setval(pg_get_serial_sequence('offers', 'id'),
+                            (select coalesce(max(id), 0) + 1 from offers), false)`.execute(
+      database.db,
+    );
     await insertDemoClient(database, seed, calendar);
     rows.api_clients = 1;
     rows.api_client_refs = 1;
@@ -214,7 +220,7 @@ async function insertDemoClient(
 async function abandonCatalogue(database: DatabaseHandle): Promise<void> {
   await withClient(database.pool, async (client) => {
     await client.query('begin');
-    await client.query(`truncate ${CATALOGUE_TABLES.join(', ')}`);
+    await client.query(`truncate ${[...CATALOGUE_TABLES, ...FEED_TABLES].join(', ')}`);
     for (const item of await deferDefinitions(client, CATALOGUE_TABLES)) {
       for (const statement of restoreStatements(item)) await client.query(statement);
     }

@@ -28,6 +28,7 @@ export const TABLE_COLUMNS = {
     'description',
     'image_small_url',
     'image_large_url',
+    'mpn',
   ],
   gtins: ['gtin', 'product_id'],
   product_properties: [
@@ -68,6 +69,7 @@ export const TABLE_COLUMNS = {
     'original_price_start',
     'original_price_end',
     'updated_at',
+    'item_id',
   ],
   offer_alternative_prices: ['offer_id', 'position', 'price', 'url'],
   price_history: ['product_id', 'market', 'first_day', 'daily_lowest_prices'],
@@ -101,6 +103,12 @@ export const CATALOGUE_TABLES = [
   'api_clients',
   'api_client_refs',
 ] as const;
+
+/**
+ * What feed runs write about the catalogue (rows no product matched, the outbox of changes):
+ * the seed writes none, and empties them with the catalogue they refer to.
+ */
+export const FEED_TABLES = ['unmatched_feed_items', 'catalogue_changes'] as const;
 
 /** A value as generated: numbers and prices are already formatted where it matters. */
 export type Cell = string | number | boolean | null;

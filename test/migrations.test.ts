@@ -36,6 +36,7 @@ describe.each(kinds)('migrations on %s', (kind) => {
       'api_clients:BASE TABLE',
       'available_offers:VIEW',
       'brands:BASE TABLE',
+      'catalogue_changes:BASE TABLE',
       'categories:BASE TABLE',
       'category_search_texts:VIEW',
       'category_search_vectors:BASE TABLE',
@@ -51,6 +52,7 @@ describe.each(kinds)('migrations on %s', (kind) => {
       'search_lexicons:BASE TABLE',
       'search_vocabulary:BASE TABLE',
       'shops:BASE TABLE',
+      'unmatched_feed_items:BASE TABLE',
     ]);
   });
 

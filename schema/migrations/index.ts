@@ -10,6 +10,7 @@ import * as categoryOrderIndexes from './0004_category_order_indexes.ts';
 import * as searchVectors from './0005_search_vectors.ts';
 import * as searchLexicons from './0006_search_lexicons.ts';
 import * as shopClients from './0007_shop_clients.ts';
+import * as feeds from './0008_feeds.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0005_search_vectors': searchVectors,
   '0006_search_lexicons': searchLexicons,
   '0007_shop_clients': shopClients,
+  '0008_feeds': feeds,
 };

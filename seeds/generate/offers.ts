@@ -252,6 +252,8 @@ export function generateMarketOffers(
       offers.null().null().null().null().null().null();
     }
     offers.bytes(timestamps.minutesAgo(updatedMinutesAgo));
+    // item_id: the shop's id for the item, as its page's URL shows it.
+    offers.int(draft.id);
     offers.end();
 
     // Bundles or payment plans at another price, each with its own link.

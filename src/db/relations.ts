@@ -26,6 +26,8 @@ const RELATIONS = Object.keys({
   search_vocabulary: true,
   search_lexicons: true,
   category_search_vectors: true,
+  unmatched_feed_items: true,
+  catalogue_changes: true,
 } satisfies Record<keyof Database, true>);
 
 /** The service's relations missing from the database's search path, in a stable order. */

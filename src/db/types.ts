@@ -75,6 +75,8 @@ export interface ProductsTable {
   description: string | null;
   image_small_url: string | null;
   image_large_url: string | null;
+  /** The manufacturer part number: with the brand, how a feed row without a GTIN matches. */
+  mpn: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GtinsTable {
@@ -83,7 +85,9 @@ export interface GtinsTable {
 }
 
 export interface OffersTable {
-  id: number;
+  id: ColumnType<number, number | undefined, number>;
+  /** The shop's own id for the item, unique per shop: how a feed names the offer. */
+  item_id: string;
   product_id: number;
   shop_id: number;
   market: MarketCode;
@@ -105,6 +109,8 @@ export interface OffersTable {
   original_price_start: Timestamp | null;
   original_price_end: Timestamp | null;
   updated_at: Timestamp;
+  /** When a feed withdrew the offer (no longer served); null while it is listed. */
+  withdrawn_at: ColumnType<string | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface OfferAlternativePricesTable {
@@ -207,6 +213,38 @@ export interface CategorySearchVectorsTable {
   all_names: string;
 }
 
+/** A feed row that matched no product, as last seen (migration 0008). */
+export interface UnmatchedFeedItemsTable {
+  shop_id: number;
+  item_id: string;
+  title: string;
+  gtin: string | null;
+  brand: string | null;
+  mpn: string | null;
+  price: number;
+  currency: Currency;
+  link: string;
+  first_seen_at: Timestamp;
+  last_seen_on: string;
+  last_run_id: string;
+}
+
+/** The outbox: what a feed run changed for a product in a market (migration 0008). */
+export interface CatalogueChangesTable {
+  sequence: ColumnType<number, never, never>;
+  run_id: string;
+  product_id: number;
+  market: MarketCode;
+  old_lowest_price: number | null;
+  new_lowest_price: number | null;
+  old_offer_count: number;
+  new_offer_count: number;
+  added_offer_ids: number[];
+  updated_offer_ids: number[];
+  withdrawn_offer_ids: number[];
+  changed_at: Timestamp;
+}
+
 export interface Database {
   markets: MarketsTable;
   brands: BrandsTable;
@@ -228,4 +266,6 @@ export interface Database {
   search_vocabulary: SearchVocabularyTable;
   search_lexicons: SearchLexiconsTable;
   category_search_vectors: CategorySearchVectorsTable;
+  unmatched_feed_items: UnmatchedFeedItemsTable;
+  catalogue_changes: CatalogueChangesTable;
 }

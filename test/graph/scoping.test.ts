@@ -69,6 +69,7 @@ async function insertFixture(): Promise<void> {
     fields: Partial<Insertable<OffersTable>>,
   ): Insertable<OffersTable> => ({
     id,
+    item_id: `fixture-${id}`,
     product_id: FIXTURE,
     shop_id,
     market,

@@ -67,6 +67,7 @@ export async function insertOffers(db: Kysely<Database>, offers: OfferFixture[])
         const market = offer.market ?? 'se';
         return {
           shop_id: shopIdOf(market),
+          item_id: `item-${offer.id}`,
           market,
           currency: MARKET_CURRENCY[market],
           offer_name: `Offer ${offer.id}`,

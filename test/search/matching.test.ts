@@ -88,9 +88,10 @@ describe(`text search matching on ${databaseKind}`, () => {
                                     popularity)
               select 100 + n, 'Widget ' || n, 1, 23, n, 1
                 from generate_series(1, ${WIDGETS}) as n`.execute(db);
-    await sql`insert into offers (id, product_id, shop_id, market, currency, offer_name, url,
-                                  condition, stock_status, purchasable, price, updated_at)
-              select 1000 + n, 100 + n, 1, 'se', 'SEK', 'Widget', 'https://shop.example/w',
+    await sql`insert into offers (id, item_id, product_id, shop_id, market, currency, offer_name,
+                                  url, condition, stock_status, purchasable, price, updated_at)
+              select 1000 + n, 'widget-' || n, 100 + n, 1, 'se', 'SEK', 'Widget',
+                     'https://shop.example/w',
                      'CONDITION_NEW', 'IN_STOCK', true, 10, ${AS_OF}::timestamptz
                 from generate_series(1, ${WIDGETS}) as n`.execute(db);
     await refreshProductMarketSummaries(db, { asOf: AS_OF });

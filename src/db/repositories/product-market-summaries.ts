@@ -4,17 +4,21 @@
  * them are index scans.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
 
 export interface RefreshOptions {
   /** Only these products (after their prices changed); all products when absent. */
   productIds?: readonly number[];
+  /** Only this market's rows (a feed run changes one shop's market); all markets when absent. */
+  market?: MarketCode;
   /** The 90-day window ends the day before this date ('YYYY-MM-DD'); today when absent. */
   asOf?: string;
 }
 
 /**
- * Rebuilds the summary rows of the given products (or of all) in one transaction:
+ * Rebuilds the summary rows of the given products (or of all), in the given market (or in
+ * all), in one transaction:
  *   lowest_price = the cheapest available offer in the market,
  *   average_price_90_days = mean of the daily lowest prices of the 90 days before `asOf`,
  *   price_trend_percentage = (average − lowest) / average × 100, rounded to one decimal;
@@ -36,10 +40,16 @@ export async function rebuildProductMarketSummaries(
 ): Promise<number> {
   const asOf = options.asOf === undefined ? sql`current_date` : sql`${options.asOf}::date`;
   const ids = options.productIds === undefined ? null : [...options.productIds];
-  const onlyListed = (column: string) =>
+  const onlyProducts = (column: string) =>
     ids === null ? sql<boolean>`true` : sql<boolean>`${sql.ref(column)} = any(${ids}::integer[])`;
+  const onlyMarket = (column: string) =>
+    options.market === undefined
+      ? sql<boolean>`true`
+      : sql<boolean>`${sql.ref(column)} = ${options.market}`;
+  const onlyListed = (alias: string) =>
+    sql<boolean>`${onlyProducts(`${alias}product_id`)} and ${onlyMarket(`${alias}market`)}`;
 
-  await trx.deleteFrom('product_market_summaries').where(onlyListed('product_id')).execute();
+  await trx.deleteFrom('product_market_summaries').where(onlyListed('')).execute();
   const inserted = await sql`
       insert into product_market_summaries (product_id, market, category_id, popularity,
         available_offer_count, lowest_price, average_price_90_days, price_trend_percentage, as_of,
@@ -55,7 +65,7 @@ export async function rebuildProductMarketSummaries(
         from (select o.product_id, o.market, count(*) as available_offer_count,
                      min(o.price) as lowest_price
                 from available_offers o
-               where ${onlyListed('o.product_id')}
+               where ${onlyListed('o.')}
                group by o.product_id, o.market) as offer_stats
         join products p on p.id = offer_stats.product_id
         join markets m on m.code = offer_stats.market

@@ -1,0 +1,145 @@
+/**
+ * A feed run's rows in a temporary table of the run's transaction, so that matching them and
+ * comparing them with the shop's offers are a few set-based statements whatever the feed's
+ * size. Filled a batch at a time through array parameters (one statement per batch, the same
+ * on a server and on PGlite); dropped when the transaction ends.
+ */
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../types.ts';
+
+export const STAGED_ITEMS = 'feed_run_items';
+
+/** A feed row as staged: the offer's columns, and what matching reads. */
+export interface StagedItem {
+  line: number;
+  item_id: string;
+  offer_name: string;
+  url: string;
+  condition: string;
+  stock_status: string;
+  purchasable: boolean;
+  price: number;
+  price_including_shipping: number | null;
+  sales_price: number | null;
+  sales_price_start: string | null;
+  sales_price_end: string | null;
+  original_price: number | null;
+  original_price_start: null;
+  original_price_end: string | null;
+  gtin: string | null;
+  brand: string | null;
+  mpn: string | null;
+}
+
+/** Column and type, in the order batches send them. */
+const STAGED_COLUMNS: readonly (readonly [keyof StagedItem, string])[] = [
+  ['line', 'integer'],
+  ['item_id', 'text'],
+  ['offer_name', 'text'],
+  ['url', 'text'],
+  ['condition', 'text'],
+  ['stock_status', 'text'],
+  ['purchasable', 'boolean'],
+  ['price', 'numeric(12, 2)'],
+  ['price_including_shipping', 'numeric(12, 2)'],
+  ['sales_price', 'numeric(12, 2)'],
+  ['sales_price_start', 'timestamptz'],
+  ['sales_price_end', 'timestamptz'],
+  ['original_price', 'numeric(12, 2)'],
+  ['original_price_start', 'timestamptz'],
+  ['original_price_end', 'timestamptz'],
+  ['gtin', 'text'],
+  ['brand', 'text'],
+  ['mpn', 'text'],
+];
+
+/** Rows per insert: large enough that statements are few, small enough to hold in memory. */
+export const STAGING_BATCH_ROWS = 5_000;
+
+/**
+ * Creates the run's table. An item id twice in one run is refused by its key: the formats
+ * reject a duplicate row before it gets here.
+ */
+export async function createStagedItems(trx: Transaction<Database>): Promise<void> {
+  const columns = STAGED_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ');
+  await sql
+    .raw(
+      `create temporary table ${STAGED_ITEMS} (${columns}, product_id integer,
+         primary key (item_id)) on commit drop`,
+    )
+    .execute(trx);
+}
+
+/** Appends a batch of rows in one statement: one array parameter per column. */
+export async function stageItems(
+  trx: Transaction<Database>,
+  items: readonly StagedItem[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const arrays = STAGED_COLUMNS.map(
+    ([name, type]) => sql`${items.map((item) => item[name])}::${sql.raw(arrayType(type))}`,
+  );
+  const names = sql.raw(STAGED_COLUMNS.map(([name]) => name).join(', '));
+  await sql`insert into ${sql.table(STAGED_ITEMS)} (${names})
+            select * from unnest(${sql.join(arrays)})`.execute(trx);
+}
+
+function arrayType(type: string): string {
+  return type.startsWith('numeric') ? 'numeric[]' : `${type}[]`;
+}
+
+/**
+ * Sets each staged row's product: by GTIN (feeds send the GTIN-14 form; the catalogue keeps
+ * 8 to 14 digits, compared zero-padded), else by brand name (any case) and part number.
+ * Returns how many rows matched nothing.
+ */
+export async function matchStagedItems(trx: Transaction<Database>): Promise<number> {
+  // The planner needs the staged rows' size to pick index lookups or a hash join.
+  await sql.raw(`analyze ${STAGED_ITEMS}`).execute(trx);
+  await sql`update ${sql.table(STAGED_ITEMS)} s
+               set product_id = g.product_id
+              from gtins g
+             where lpad(g.gtin, 14, '0') = s.gtin`.execute(trx);
+  await sql`update ${sql.table(STAGED_ITEMS)} s
+               set product_id = p.id
+              from brands b
+              join products p on p.brand_id = b.id
+             where s.product_id is null and s.mpn is not null
+               and lower(b.name) = lower(s.brand) and upper(p.mpn) = upper(s.mpn)`.execute(trx);
+  const { rows } = await sql<{ unmatched: number }>`
+    select count(*)::integer as unmatched from ${sql.table(STAGED_ITEMS)}
+     where product_id is null`.execute(trx);
+  return rows[0]?.unmatched ?? 0;
+}
+
+/**
+ * Keeps the shop's unmatched rows for a catalogue team: each as last seen, rewritten only when
+ * something about it changed (the same feed again writes nothing); a row that matches now is
+ * no longer kept.
+ */
+export async function keepUnmatchedItems(
+  trx: Transaction<Database>,
+  run: { runId: string; shopId: number; currency: string; now: Date },
+): Promise<void> {
+  const today = run.now.toISOString().slice(0, 10);
+  await sql`
+    insert into unmatched_feed_items as u (shop_id, item_id, title, gtin, brand, mpn, price,
+      currency, link, first_seen_at, last_seen_on, last_run_id)
+    select ${run.shopId}, item_id, offer_name, gtin, brand, mpn, price, ${run.currency}, url,
+           ${run.now.toISOString()}::timestamptz, ${today}::date, ${run.runId}
+      from ${sql.table(STAGED_ITEMS)} where product_id is null
+    on conflict (shop_id, item_id) do update
+       set title = excluded.title, gtin = excluded.gtin, brand = excluded.brand,
+           mpn = excluded.mpn, price = excluded.price, currency = excluded.currency,
+           link = excluded.link, last_seen_on = excluded.last_seen_on,
+           last_run_id = excluded.last_run_id
+     where (u.title, u.gtin, u.brand, u.mpn, u.price, u.currency, u.link, u.last_seen_on)
+           is distinct from (excluded.title, excluded.gtin, excluded.brand, excluded.mpn,
+                             excluded.price, excluded.currency, excluded.link,
+                             excluded.last_seen_on)`.execute(trx);
+  await sql`
+    delete from unmatched_feed_items u
+     using ${sql.table(STAGED_ITEMS)} s
+     where u.shop_id = ${run.shopId} and u.item_id = s.item_id
+       and s.product_id is not null`.execute(trx);
+}

@@ -1,0 +1,159 @@
+/**
+ * Applies one feed run to the catalogue (docs/api.md, "Feeds"), in one transaction: the shop's
+ * offers created, updated and withdrawn, rows no product matched kept, and what derives from
+ * offers (today's price-history point, the market summaries, the outbox) for the products
+ * whose offers changed. Readers see the shop's offers as before the run or after it.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import {
+  findOfferChanges,
+  writeOfferChanges,
+  type RunShop,
+  type Withdrawal,
+} from '../db/repositories/feed-offers.ts';
+import {
+  followOfferChanges,
+  recordProductsBefore,
+  type FollowedChanges,
+} from '../db/repositories/feed-derived.ts';
+import {
+  createStagedItems,
+  keepUnmatchedItems,
+  matchStagedItems,
+  stageItems,
+  STAGING_BATCH_ROWS,
+  type StagedItem,
+} from '../db/repositories/feed-staging.ts';
+import type { Database } from '../db/types.ts';
+import type { MarketCode } from '../markets.ts';
+import type { FeedItem } from './feed-item.ts';
+import { feedOfferValues } from './feed-offer.ts';
+
+/**
+ * The lock space of feed runs (the first key of Postgres' two-key advisory locks; the shop id
+ * is the second): a run holds its shop's lock for its transaction, so runs for one shop apply
+ * one after the other and runs for different shops side by side.
+ */
+const FEED_RUN_LOCK_SPACE = 4_140_020;
+
+export type FeedRunKind = 'full' | 'push';
+
+export interface FeedRun {
+  runId: string;
+  shopId: number;
+  /** `full`: the feed is the shop's whole offer; `push`: these items only. */
+  kind: FeedRunKind;
+  /** The run's checked rows, each item id once. */
+  items: AsyncIterable<FeedItem> | Iterable<FeedItem>;
+  /** A push's items to withdraw. */
+  withdrawItemIds?: readonly string[];
+  /** The moment the run applies at: which sales are on, and the day of the history point. */
+  now?: Date;
+}
+
+/** The run's counts (docs/api.md, "Feeds"): `rejected` is the reader's, added by its caller. */
+export interface FeedRunCounts {
+  /** Rows given to the run (the caller adds its rejected rows). */
+  rows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  withdrawn: number;
+  rejected: number;
+  unmatched: number;
+}
+
+export interface AppliedFeedRun extends FollowedChanges {
+  counts: FeedRunCounts;
+  /** The shop's market: where the changed products' answers changed. */
+  market: MarketCode;
+}
+
+export class UnknownShopError extends Error {
+  constructor(readonly shopId: number) {
+    super(`shop ${shopId} does not exist`);
+    this.name = 'UnknownShopError';
+  }
+}
+
+export async function applyFeedRun(db: Kysely<Database>, run: FeedRun): Promise<AppliedFeedRun> {
+  const now = run.now ?? new Date();
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${FEED_RUN_LOCK_SPACE}, ${run.shopId})`.execute(trx);
+    const shop = await findRunShop(trx, run.shopId);
+    await createStagedItems(trx);
+    const rows = await stageAll(trx, run.items, now);
+    const unmatched = await matchStagedItems(trx);
+    await keepUnmatchedItems(trx, {
+      runId: run.runId,
+      shopId: shop.shopId,
+      currency: shop.currency,
+      now,
+    });
+    const withdrawal: Withdrawal =
+      run.kind === 'full'
+        ? { kind: 'missing from the feed' }
+        : { kind: 'named', itemIds: run.withdrawItemIds ?? [] };
+    const changes = await findOfferChanges(trx, shop, withdrawal);
+    let followed: FollowedChanges = { changedProductIds: [], summarisedProductIds: [] };
+    if (changes.created + changes.updated + changes.withdrawn > 0) {
+      await recordProductsBefore(trx, shop.market);
+      await writeOfferChanges(trx, shop, changes, now);
+      followed = await followOfferChanges(trx, { runId: run.runId, market: shop.market, now });
+    }
+    const matched = rows - unmatched;
+    return {
+      counts: {
+        rows,
+        ...changes,
+        unchanged: matched - changes.created - changes.updated,
+        rejected: 0,
+        unmatched,
+      },
+      market: shop.market,
+      ...followed,
+    };
+  });
+}
+
+async function findRunShop(trx: Transaction<Database>, shopId: number): Promise<RunShop> {
+  const shop = await trx
+    .selectFrom('shops')
+    .innerJoin('markets', 'markets.code', 'shops.market')
+    .select(['shops.id', 'shops.market', 'markets.currency'])
+    .where('shops.id', '=', shopId)
+    .executeTakeFirst();
+  if (shop === undefined) throw new UnknownShopError(shopId);
+  return { shopId: shop.id, market: shop.market as MarketCode, currency: shop.currency };
+}
+
+/** Stages the rows a batch at a time; returns how many there were. */
+async function stageAll(
+  trx: Transaction<Database>,
+  items: AsyncIterable<FeedItem> | Iterable<FeedItem>,
+  now: Date,
+): Promise<number> {
+  let batch: StagedItem[] = [];
+  let rows = 0;
+  for await (const item of items) {
+    batch.push(stagedItem(item, now));
+    rows++;
+    if (batch.length === STAGING_BATCH_ROWS) {
+      await stageItems(trx, batch);
+      batch = [];
+    }
+  }
+  await stageItems(trx, batch);
+  return rows;
+}
+
+function stagedItem(item: FeedItem, now: Date): StagedItem {
+  return {
+    line: item.line,
+    item_id: item.itemId,
+    ...feedOfferValues(item, now),
+    gtin: item.gtin,
+    brand: item.brand,
+    mpn: item.mpn,
+  };
+}
