@@ -19,20 +19,29 @@ const SILENT: Progress = { phase() {}, update() {}, note() {}, detail() {}, stop
 
 const LINE_INTERVAL_MS = 5_000;
 
-export function createProgress(stream: NodeJS.WritableStream | false | undefined): Progress {
+/** `label` starts every line: the command the progress is of. */
+export function createProgress(
+  stream: NodeJS.WritableStream | false | undefined,
+  label = 'seed',
+): Progress {
   if (!stream) return SILENT;
-  return (stream as { isTTY?: boolean }).isTTY ? new BarProgress(stream) : new LineProgress(stream);
+  return (stream as { isTTY?: boolean }).isTTY
+    ? new BarProgress(stream, label)
+    : new LineProgress(stream, label);
 }
 
 class BarProgress implements Progress {
   private readonly bar: cliProgress.SingleBar;
   private running = false;
 
-  constructor(private readonly stream: NodeJS.WritableStream) {
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly label: string,
+  ) {
     this.bar = new cliProgress.SingleBar(
       {
         stream: stream as NodeJS.WritableStream & { isTTY: boolean },
-        format: 'seed {phase} [{bar}] {percentage}% {value}/{total} {unit} | {duration_formatted}',
+        format: `${label} {phase} [{bar}] {percentage}% {value}/{total} {unit} | {duration_formatted}`,
         hideCursor: true,
         clearOnComplete: false,
       },
@@ -52,7 +61,7 @@ class BarProgress implements Progress {
 
   note(message: string): void {
     this.stop();
-    this.stream.write(`seed ${message}\n`);
+    this.stream.write(`${this.label} ${message}\n`);
   }
 
   detail(): void {}
@@ -73,7 +82,10 @@ class LineProgress implements Progress {
   private lastLine = 0;
   private readonly started = performance.now();
 
-  constructor(private readonly stream: NodeJS.WritableStream) {}
+  constructor(
+    private readonly stream: NodeJS.WritableStream,
+    private readonly label: string,
+  ) {}
 
   phase(name: string, total: number, unit: string): void {
     this.finishPhase();
@@ -116,6 +128,6 @@ class LineProgress implements Progress {
 
   private write(message: string): void {
     const elapsed = ((performance.now() - this.started) / 1000).toFixed(1).padStart(6);
-    this.stream.write(`seed ${elapsed} s  ${message}\n`);
+    this.stream.write(`${this.label} ${elapsed} s  ${message}\n`);
   }
 }

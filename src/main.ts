@@ -4,6 +4,7 @@
  *   migrate           apply pending migrations and exit
  *   seed              fill the catalogue at a scale
  *   clients           add, list and revoke API clients (partners' and shops')
+ *   feed              apply a shop's full feed from a file
  * `<command> --help` lists a command's options and environment variables; src/cli/errors.ts
  * says how each failure ends (one line, exit code 1 or 2).
  */
@@ -23,6 +24,7 @@ import {
   ADD_PARTNER,
   ADD_SHOP,
   CLIENTS,
+  FEED,
   LIST_CLIENTS,
   MIGRATE,
   REVOKE_CLIENT,
@@ -88,12 +90,13 @@ const COMMANDS: Record<string, Command> = {
     list: command(LIST_CLIENTS, async () => (await loadClients()).listClients),
     revoke: command(REVOKE_CLIENT, async () => (await loadClients()).revokeClient),
   }),
+  feed: command(FEED, async () => (await import('./cli/feed.ts')).feed),
 };
 
 function overview(): string {
   return [
     'Usage: node src/main.ts [command] [options]  (npm start, npm run migrate, npm run seed,',
-    '       npm run clients)',
+    '       npm run clients, npm run feed)',
     '',
     'Commands:',
     ...columns(Object.entries(COMMANDS).map(([name, { summary }]) => [name, summary])),

@@ -1,9 +1,10 @@
 /**
  * What each command of src/main.ts accepts and says in `--help`. The commands themselves
- * (serve.ts, migrate.ts, seed.ts, clients.ts) are loaded only to run: `--help` and a mistake on the command
+ * (serve.ts, migrate.ts, seed.ts, clients.ts, feed.ts) are loaded only to run: `--help` and a mistake on the command
  * line answer without loading the service.
  */
 import { SEED_SCALES } from '../config.ts';
+import { FEED_FORMATS } from '../feeds/feed-record.ts';
 import { OWNED_REF_PATTERN } from '../auth/client-id.ts';
 import {
   environmentOf,
@@ -147,3 +148,30 @@ export const CLIENTS = {
     revoke: REVOKE_CLIENT,
   },
 } satisfies CommandGroupSpec;
+
+export const FEED = {
+  invocation: 'npm run feed --',
+  summary:
+    "Applies a shop's full feed from a file, as PUT /feeds/shops/{shopId} does: the shop's\n" +
+    'offers become exactly the feed\'s valid, matched rows (docs/api.md, "Feeds"). Prints the\n' +
+    "run's report; exits 1 when the feed was rejected as a whole. A .gz file is read as gzip.",
+  operands: [{ name: 'FILE', description: 'the feed: .tsv, .csv or .xml, optionally .gz' }],
+  options: {
+    shop: {
+      type: 'string',
+      value: 'ID',
+      description: 'the shop (one shop in one market) whose offers the feed holds',
+      range: [1, MAX_INTEGER],
+      required: true,
+    },
+    format: {
+      type: 'string',
+      value: 'FORMAT',
+      description: `${FEED_FORMATS.join(', ')} (default: from the file's extension)`,
+      choices: FEED_FORMATS,
+    },
+    json: JSON_OPTION,
+  },
+  environment: environmentOf('feed'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;

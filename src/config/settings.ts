@@ -48,7 +48,7 @@ const PUBLISHED_TOKEN_SECRETS = new Map([
   ['compose-placeholder-token-secret-CHANGE-ME', 'the placeholder from docker-compose.yml'],
 ]);
 
-export type ConfiguredCommand = 'serve' | 'migrate' | 'seed' | 'clients';
+export type ConfiguredCommand = 'serve' | 'migrate' | 'seed' | 'clients' | 'feed';
 
 export interface EnvironmentVariable {
   names: readonly string[];
@@ -65,7 +65,7 @@ export interface Setting<T> extends EnvironmentVariable {
 }
 
 const SERVE = ['serve'] as const;
-const EVERY_COMMAND = ['serve', 'migrate', 'seed', 'clients'] as const;
+const EVERY_COMMAND = ['serve', 'migrate', 'seed', 'clients', 'feed'] as const;
 const HTTP = ['http:', 'https:'];
 const POSTGRES = ['postgres:', 'postgresql:'];
 
@@ -311,6 +311,15 @@ export const SETTINGS = {
       'code. The answers while the service starts (`/readyz` 503 naming the step) are not: ' +
       "the start's own lines say each step ([Logs](docs/ARCHITECTURE.md#logs))",
     parse: fraction({ default: 1 }),
+  },
+  feedMaxRejectedShare: {
+    names: ['FEED_MAX_REJECTED_SHARE'],
+    commands: ['serve', 'feed'],
+    meaning: "share (0 to 1) of a feed's rows that may be rejected before the whole run is",
+    details:
+      "a broken export must not wipe a shop's offers: past it the run changes nothing " +
+      '([docs/api.md](docs/api.md#feeds))',
+    parse: fraction({ default: 0.5 }),
   },
   responseCacheTtlSeconds: {
     names: ['RESPONSE_CACHE_TTL_SECONDS'],

@@ -13,3 +13,16 @@ export function findShopsByIds(
 ): Promise<ShopRow[]> {
   return findRowsByIds(db, 'shops', ids, columns);
 }
+
+/** A shop's market and the market's currency; undefined for no such shop. */
+export async function findShopMarket(
+  db: Kysely<Database>,
+  shopId: number,
+): Promise<{ market: string; currency: string } | undefined> {
+  return db
+    .selectFrom('shops')
+    .innerJoin('markets', 'markets.code', 'shops.market')
+    .select(['shops.market', 'markets.currency'])
+    .where('shops.id', '=', shopId)
+    .executeTakeFirst();
+}
