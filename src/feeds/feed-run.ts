@@ -16,7 +16,7 @@ import { readFeed } from './read-feed.ts';
 import { isRejectedRow } from './row-checks.ts';
 
 /** The rejected rows a report lists; the count stays exact beyond them. */
-export const MAX_REPORTED_REJECTIONS = 1000;
+const MAX_REPORTED_REJECTIONS = 1000;
 
 export type FeedRunState = 'applied' | 'rejected' | 'failed';
 

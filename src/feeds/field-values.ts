@@ -18,7 +18,7 @@ export type Parsed<T> = { value: T } | { problem: string };
 const MONEY = /^(\d+(?:\.(\d+))?)\s*([A-Za-z]{3})$/;
 
 /** An amount with at most two decimals followed by the market's currency code; zero (free shipping) included. */
-export function parseMoney(text: string, currency: string): Parsed<number> {
+function parseMoney(text: string, currency: string): Parsed<number> {
   const match = MONEY.exec(text);
   if (!match) {
     return { problem: `"${text}" is not an amount and a currency, like 1299.00 ${currency}` };
