@@ -4,7 +4,7 @@
  * or with client_id and client_secret in the form body, never both (section 2.3).
  *
  * Errors are RFC 6749 section 5.2 bodies, `{"error": "invalid_client", "error_description",
- * "request_id"}`, not the service's own error body (decisions section 3): OAuth 2.0 client
+ * "request_id"}`, not the service's own error body (docs/api.md, "Errors"): OAuth 2.0 client
  * libraries read `error` as a string and would not understand ours. `request_id` is an
  * extension member, as section 5.2 allows. Every error is 400 (section 5.2's default) except:
  * failed client authentication through the Authorization header is 401 with a Basic challenge
