@@ -184,7 +184,8 @@ const MAX_COSTS_PER_DOCUMENT = 64;
 function useCostLimit(maxCost: number): Plugin {
   const costs = new WeakMap<DocumentNode, Map<string, number | undefined>>();
   function rememberedCostOf(args: ExecutionArgs): number | undefined {
-    const key = `${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}`;
+    const key = costKey(args);
+    if (key === undefined) return costOf(args);
     let known = costs.get(args.document);
     if (known?.has(key)) return known.get(key);
     const cost = costOf(args);
@@ -209,6 +210,18 @@ function useCostLimit(maxCost: number): Plugin {
       });
     },
   };
+}
+
+/**
+ * The operation and its variables as a key; none for variables nested past what serialising
+ * them allows (a hostile request), whose cost is then taken without remembering it.
+ */
+function costKey({ operationName, variableValues }: ExecutionArgs): string | undefined {
+  try {
+    return `${operationName ?? ''}\u0000${JSON.stringify(variableValues ?? {})}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The cost of the operation to execute; undefined when execution itself will refuse it. */
