@@ -1,7 +1,7 @@
 /**
  * Offers, always read through the `available_offers` view (the availability rule lives
- * there, once). Keys are (product, market) pairs passed as two parallel arrays, so one
- * statement serves any number of products and markets.
+ * there, once). Keys are (product, market) pairs passed as two parallel arrays, or shop ids
+ * as one, so one statement serves any number of products and markets, or of shops.
  */
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
