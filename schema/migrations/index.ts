@@ -11,6 +11,7 @@ import * as searchVectors from './0005_search_vectors.ts';
 import * as searchLexicons from './0006_search_lexicons.ts';
 import * as shopClients from './0007_shop_clients.ts';
 import * as feeds from './0008_feeds.ts';
+import * as shopOfferOrderIndex from './0009_shop_offer_order_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0006_search_lexicons': searchLexicons,
   '0007_shop_clients': shopClients,
   '0008_feeds': feeds,
+  '0009_shop_offer_order_index': shopOfferOrderIndex,
 };

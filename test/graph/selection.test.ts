@@ -53,6 +53,7 @@ interface Place {
 
 let productId: number;
 let categoryId: number;
+let shopId: number;
 
 const PRODUCT_PLACES: Record<string, Place> = {
   'product(id:)': {
@@ -84,12 +85,18 @@ const OFFER_PLACES: Record<string, Place> = {
     document: `query($id: Int!) { product(id: $id, market: SE) { lowestPrice { SELECTION } } }`,
     items: (data) => [data.product.lowestPrice],
   },
+  'shop offers': {
+    document: `query($shop: Int!) { shop(id: $shop) {
+      offers(first: 4) { edges { node { SELECTION } } } } }`,
+    items: (data) => data.shop.offers.edges.map((edge: any) => edge.node),
+  },
 };
 
 async function itemsOf(place: Place, selection: string): Promise<unknown[]> {
   const body = await catalogue.graphql(place.document.replace('SELECTION', selection), {
     ...(place.document.includes('$id') ? { id: productId } : {}),
     ...(place.document.includes('$category') ? { category: categoryId } : {}),
+    ...(place.document.includes('$shop') ? { shop: shopId } : {}),
   });
   expect(body.errors, selection).toBeUndefined();
   return place.items(body.data);
@@ -98,11 +105,13 @@ async function itemsOf(place: Place, selection: string): Promise<unknown[]> {
 beforeAll(async () => {
   // A product with several offers, one with an alternative price if the sample has one.
   const body = await catalogue.graphql(`{ products(market: SE, first: 50) { edges { node {
-    productId category { categoryId } offerSummary { offerCount } } } } }`);
+    productId category { categoryId } offerSummary { offerCount }
+    lowestOffer { shop { shopId } } } } } }`);
   const listed = body.data.products.edges.map((edge: any) => edge.node);
   const rich = listed.find((product: any) => product.offerSummary.offerCount >= 4) ?? listed[0];
   productId = rich.productId;
   categoryId = rich.category.categoryId;
+  shopId = rich.lowestOffer.shop.shopId;
 });
 
 const SHOP_PLACES: Record<string, Place> = {
@@ -110,6 +119,10 @@ const SHOP_PLACES: Record<string, Place> = {
     document: `query($id: Int!) { product(id: $id, market: SE) {
       offers(first: 4) { edges { node { shop { SELECTION } } } } } }`,
     items: (data) => data.product.offers.edges.map((edge: any) => edge.node.shop),
+  },
+  'shop(id:)': {
+    document: `query($shop: Int!) { shop(id: $shop) { SELECTION } }`,
+    items: (data) => [data.shop],
   },
 };
 

@@ -147,7 +147,7 @@ function executedSql(): string[] {
  * server (concurrent connections). Every other statement runs exactly once.
  */
 const RUNS_ONCE_PER_PATH: Record<string, number> = {
-  'select "id", "market", "name" from "shops" where "id" = any($1)': 2,
+  'select "id", "name" from "shops" where "id" = any($1)': 2,
 };
 
 /** The distinct statements, sorted; fails when one runs more often than its paths allow. */
@@ -204,7 +204,7 @@ describe('a product page runs the same SQL for 1 and for 20 products', () => {
       [
         "select "gtin", "product_id" from "gtins" where "product_id" = any($1) order by "gtin"",
         "select "id", "brand_id", "category_id", "name" from "products" where "id" = any($1)",
-        "select "id", "market", "name" from "shops" where "id" = any($1)",
+        "select "id", "name" from "shops" where "id" = any($1)",
         "select "s"."product_id", "s"."market", "s"."available_offer_count", "s"."lowest_price", "s"."average_price_90_days", "s"."price_trend_percentage" from product_market_summaries s join unnest($1::integer[], $2::text[]) as k(product_id, market) on s.product_id = k.product_id and s.market = k.market",
         "select * from "brands" where "id" = any($1)",
         "select * from "categories" where "id" = any($1)",
@@ -227,7 +227,7 @@ describe('a product page runs the same SQL for 1 and for 20 products', () => {
     expect(many.sql).toMatchInlineSnapshot(`
       [
         "select "gtin", "product_id" from "gtins" where "product_id" = any($1) order by "gtin"",
-        "select "id", "market", "name" from "shops" where "id" = any($1)",
+        "select "id", "name" from "shops" where "id" = any($1)",
         "select "s"."product_id", "s"."market", "s"."available_offer_count", "s"."lowest_price", "s"."average_price_90_days", "s"."price_trend_percentage" from product_market_summaries s join unnest($1::integer[], $2::text[]) as k(product_id, market) on s.product_id = k.product_id and s.market = k.market",
         "select * from "brands" where "id" = any($1)",
         "select * from "categories" where "id" = any($1)",
@@ -253,7 +253,7 @@ describe('a product page runs the same SQL for 1 and for 20 products', () => {
     expect(many.sql).toMatchInlineSnapshot(`
       [
         "select "gtin", "product_id" from "gtins" where "product_id" = any($1) order by "gtin"",
-        "select "id", "market", "name" from "shops" where "id" = any($1)",
+        "select "id", "name" from "shops" where "id" = any($1)",
         "select "s"."product_id", "s"."market", "s"."available_offer_count", "s"."lowest_price", "s"."average_price_90_days", "s"."price_trend_percentage" from product_market_summaries s join unnest($1::integer[], $2::text[]) as k(product_id, market) on s.product_id = k.product_id and s.market = k.market",
         "select * from "brands" where "id" = any($1)",
         "select * from "categories" where "id" = any($1)",

@@ -1,7 +1,7 @@
 /**
  * Offers, always read through the `available_offers` view (the availability rule lives
- * there, once). Keys are (product, market) pairs passed as two parallel arrays, so one
- * statement serves any number of products and markets.
+ * there, once). Keys are (product, market) pairs passed as two parallel arrays, or shop ids
+ * as one, so one statement serves any number of products and markets, or of shops.
  */
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
@@ -23,10 +23,20 @@ export type OfferColumn = keyof OfferRow & string;
 /** What a page of offers always carries: the offer and the (product, market) key it belongs to. */
 const OFFER_KEY_COLUMNS = ['id', 'product_id', 'market'] as const satisfies OfferColumn[];
 
+/** What a page of a shop's offers always carries: the offer, its shop and its place in the order. */
+const SHOP_OFFER_KEY_COLUMNS = [
+  ...OFFER_KEY_COLUMNS,
+  'shop_id',
+  'updated_at',
+] as const satisfies OfferColumn[];
+
 /** `o.<column>, …` for the columns asked for and the key, or `o.*` without a list. */
-function offerColumns(columns: readonly OfferColumn[] | undefined): RawBuilder<unknown> {
+function offerColumns(
+  columns: readonly OfferColumn[] | undefined,
+  key: readonly OfferColumn[] = OFFER_KEY_COLUMNS,
+): RawBuilder<unknown> {
   if (!columns) return sql`o.*`;
-  const wanted = [...new Set([...OFFER_KEY_COLUMNS, ...columns])];
+  const wanted = [...new Set([...key, ...columns])];
   return sql.join(wanted.map((column) => sql.ref(`o.${column}`)));
 }
 
@@ -64,6 +74,47 @@ export async function findAvailableOffersPage(
     ) ranked
     where position >= ${page.offset} and position < ${page.offset + page.limit}
     order by product_id, market, position`,
+  );
+}
+
+/**
+ * A page of each shop's available offers, newest first (last reported, then highest id): an
+ * index scan per shop (migration 0009), however many offers a shop has. Every column, or
+ * those given.
+ */
+export async function findShopOffersPage(
+  db: Kysely<Database>,
+  shopIds: readonly number[],
+  page: { offset: number; limit: number },
+  columns?: readonly OfferColumn[],
+): Promise<OfferRow[]> {
+  return executePrepared(
+    db,
+    sql<OfferRow>`
+    select page.* from unnest(${[...shopIds]}::integer[]) as k(shop_id)
+    cross join lateral (
+      select ${offerColumns(columns, SHOP_OFFER_KEY_COLUMNS)}
+        from available_offers o
+       where o.shop_id = k.shop_id
+       order by o.updated_at desc, o.id desc
+      offset ${page.offset} limit ${page.limit}
+    ) page
+    order by page.shop_id, page.updated_at desc, page.id desc`,
+  );
+}
+
+/** How many available offers each shop has (none for a shop without any). */
+export function countShopOffers(
+  db: Kysely<Database>,
+  shopIds: readonly number[],
+): Promise<{ shop_id: number; offer_count: number }[]> {
+  return executePrepared(
+    db,
+    sql<{ shop_id: number; offer_count: number }>`
+    select o.shop_id, count(*)::int as offer_count
+      from available_offers o
+     where o.shop_id = ${anyOf(shopIds)}
+     group by o.shop_id`,
   );
 }
 

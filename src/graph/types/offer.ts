@@ -35,7 +35,7 @@ import {
 import { columns, CONNECTION_ITEMS, selectedColumns, type RowType } from '../selection.ts';
 import { MarketEnum } from './market.ts';
 import { MoneyRef, moneyIn, PeriodPriceRef, periodPrice, type MoneyShape } from './money.ts';
-import { ProductRef, type ProductParent } from './product.ts';
+import { PRODUCT_ROW, ProductRef, productRows, type ProductParent } from './product.ts';
 
 export type OfferParent = Scoped<OfferRow>;
 
@@ -142,6 +142,25 @@ OfferRef.implement({
   fields: (t) => ({
     offerId: t.int({ description: 'The numeric offer id.', resolve: (o) => o.row.id }),
     market: t.field({ type: MarketEnum, description: 'The market.', resolve: (o) => o.row.market }),
+    itemId: t.string({
+      ...columns('item_id'),
+      description: 'The shop’s id for the item: the `id` of its feed row.',
+      resolve: (o) => o.row.item_id,
+    }),
+    product: t.field({
+      ...columns('product_id'),
+      type: ProductRef,
+      description: 'The product this is an offer for, seen in the offer’s market and scope.',
+      resolve: async (o, _args, context, info) => {
+        const id = o.row.product_id;
+        const row = await productRows(context).load({
+          id,
+          columns: selectedColumns(info, PRODUCT_ROW),
+        });
+        if (!row) throw new Error(`product ${id} of offer ${o.row.id} is missing`);
+        return { row, scope: o.scope };
+      },
+    }),
     offerName: t.string({
       ...columns('offer_name'),
       description: 'The shop’s name for the item.',
@@ -258,10 +277,10 @@ function offerPriceFields(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, 
   };
 }
 
-const OfferConnection = builder.connectionObject({
+export const OfferConnection = builder.connectionObject({
   type: OfferRef,
   name: 'OfferConnection',
-  description: 'A page of a product’s available offers.',
+  description: 'A page of available offers (a product’s, or a shop’s).',
 });
 
 export interface OfferSummaryShape {

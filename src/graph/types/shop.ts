@@ -1,13 +1,34 @@
-/** Shop: a store selling in one market. */
+/**
+ * Shop: a store selling in one market. A shop is seen in the scope it was reached in (an
+ * offer's, or its own market's by id), so the offers listed under it carry that scope's ref.
+ */
+import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
+import {
+  countShopOffers,
+  findShopOffersPage,
+  type OfferColumn,
+} from '../../db/repositories/offers.ts';
 import { findShopsByIds, type ShopColumn, type ShopRow } from '../../db/repositories/shops.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
-import { oneByKey } from '../grouping.ts';
-import { rowLoader } from '../row-loader.ts';
-import { columns, selectedColumns, type RowType } from '../selection.ts';
+import { loaderPerArguments } from '../argument-loaders.ts';
+import { groupByKey, oneByKey } from '../grouping.ts';
+import { pageCost } from '../limits.ts';
+import { connectionOf, offsetPage, pageArgumentBounds } from '../pagination.ts';
+import { unionOfColumns, rowLoader } from '../row-loader.ts';
+import type { Scoped } from '../scope.ts';
+import { columns, CONNECTION_ITEMS, selectedColumns, type RowType } from '../selection.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum } from './market.ts';
-import { OfferRef } from './offer.ts';
+import {
+  OFFER_PAGE_LIMITS,
+  OFFER_ROW,
+  OfferConnection,
+  OfferRef,
+  type OfferParent,
+} from './offer.ts';
+
+type ShopParent = Scoped<ShopRow>;
 
 /** The shops table behind Shop: its fields declare the columns they read. */
 const SHOP_ROW: RowType<ShopColumn> = { typeName: 'Shop' };
@@ -17,29 +38,90 @@ const shopRows = rowLoader((context, ids, columns: readonly ShopColumn[]) =>
   findShopsByIds(context.db, ids, columns),
 );
 
+/** A shop whose offers are listed, and the offer columns the selection shows. */
+interface OffersOfShop {
+  shop: ShopParent;
+  columns: readonly OfferColumn[];
+}
+
+/** A page of each shop's offers: one statement for every shop asking the same page. */
+const shopOfferPages = loaderPerArguments(
+  async (keys: readonly OffersOfShop[], context, args: DefaultConnectionArguments) => {
+    const page = offsetPage(args, OFFER_PAGE_LIMITS);
+    const shopIds = [...new Set(keys.map(({ shop }) => shop.row.id))];
+    const rows = await findShopOffersPage(
+      context.db,
+      shopIds,
+      page,
+      unionOfColumns(keys.map((key) => key.columns)),
+    );
+    // Counted only when a client selects totalCount, for every shop of the batch at once.
+    let counts: Promise<Map<number, number>> | undefined;
+    const countOffers = async (shopId: number) => {
+      counts ??= countShopOffers(context.db, shopIds).then(
+        (found) => new Map(found.map((row) => [row.shop_id, row.offer_count])),
+      );
+      return (await counts).get(shopId) ?? 0;
+    };
+    const byShop = groupByKey(
+      keys.map(({ shop }) => shop.row.id),
+      rows,
+      (row) => row.shop_id,
+    );
+    return byShop.map((group, index) => {
+      const { shop } = keys[index]!;
+      const offers = group.map((row): OfferParent => ({ row, scope: shop.scope }));
+      return connectionOf(page, offers, () => countOffers(shop.row.id));
+    });
+  },
+  ({ shop, columns }) => `${shop.row.id}:${shop.scope.ref ?? ''}/${columns.join()}`,
+);
+
 export const ShopRef = builder.loadableNode('Shop', {
   description: 'A shop selling in one market.',
-  id: { resolve: (shop: ShopRow) => String(shop.id) },
+  id: { resolve: (shop: ShopParent) => String(shop.row.id) },
   loaderOptions: loaderOptions(),
   load: async (keys: string[], context) => {
     const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
     const rows = ids.length > 0 ? await findShopsByIds(context.db, ids) : [];
-    return oneByKey(keys, rows, (row) => String(row.id));
+    return oneByKey(keys, rows, (row) => String(row.id)).map((row) =>
+      row ? { row, scope: { market: row.market, ref: null } } : null,
+    );
   },
   fields: (t) => ({
-    shopId: t.exposeInt('id', { description: 'The numeric shop id.' }),
-    name: t.exposeString('name', { ...columns('name'), description: 'The shop name.' }),
-    url: t.exposeString('url', { ...columns('url'), description: 'The shop’s home page.' }),
-    market: t.expose('market', {
-      ...columns('market'),
+    shopId: t.int({ description: 'The numeric shop id.', resolve: (shop) => shop.row.id }),
+    name: t.string({
+      ...columns('name'),
+      description: 'The shop name.',
+      resolve: (shop) => shop.row.name,
+    }),
+    url: t.string({
+      ...columns('url'),
+      description: 'The shop’s home page.',
+      resolve: (shop) => shop.row.url,
+    }),
+    market: t.field({
       type: MarketEnum,
       description: 'The market the shop sells in.',
+      resolve: (shop) => shop.scope.market,
     }),
     logo: t.field({
       ...columns('logo_small_url', 'logo_large_url'),
       type: ImageUrlsRef,
       description: 'The shop logo; both URLs null when there is none.',
-      resolve: (shop) => ({ small: shop.logo_small_url, large: shop.logo_large_url }),
+      resolve: (shop) => ({ small: shop.row.logo_small_url, large: shop.row.logo_large_url }),
+    }),
+    offers: t.field({
+      type: OfferConnection,
+      description: `The offers the shop serves (available ones: not withdrawn by a feed, purchasable, in stock or not saying), newest first: the last reported first (\`updatedAt\`), then the highest id. ${OFFER_PAGE_LIMITS.defaultSize} per page unless \`first\` says otherwise, at most ${OFFER_PAGE_LIMITS.maxSize}. What a feed run did shows here.`,
+      complexity: (args) => pageCost(OFFER_PAGE_LIMITS, args),
+      extensions: pageArgumentBounds(OFFER_PAGE_LIMITS),
+      args: t.arg.connectionArgs(),
+      resolve: (shop, args, context, info) =>
+        shopOfferPages(context, args).load({
+          shop,
+          columns: selectedColumns(info, OFFER_ROW, CONNECTION_ITEMS),
+        }),
     }),
   }),
 });
@@ -53,7 +135,7 @@ builder.objectField(OfferRef, 'shop', (t) =>
       const id = offer.row.shop_id;
       const shop = await shopRows(context).load({ id, columns: selectedColumns(info, SHOP_ROW) });
       if (!shop) throw new Error(`shop ${id} of offer ${offer.row.id} is missing`);
-      return shop;
+      return { row: shop, scope: offer.scope };
     },
   }),
 );
@@ -62,7 +144,8 @@ builder.queryField('shop', (t) =>
   t.field({
     type: ShopRef,
     nullable: true,
-    description: 'A shop by its numeric id; null when unknown.',
+    description:
+      'A shop by its numeric id; null when unknown. Its offers’ URLs are as stored (no `ref`).',
     args: { id: t.arg.int({ required: true, description: 'The numeric shop id.' }) },
     resolve: (_root, args) => String(args.id),
   }),
