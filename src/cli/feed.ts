@@ -5,7 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Transform } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import { createProgress } from '../../seeds/progress.ts';
 import type { Config } from '../config.ts';
 import { migrateToLatest } from '../db/migrator.ts';
@@ -52,7 +52,8 @@ export async function feed(
     });
     const report = await runFullFeed(database.db, {
       shopId,
-      body: createReadStream(file!).pipe(counted),
+      // A read that fails (a disk error) fails the run, whose transaction then changes nothing.
+      body: pipeline(createReadStream(file!), counted, () => {}),
       format,
       gzip: named?.gzip ?? false,
       maxRejectedShare: config.feedMaxRejectedShare,
@@ -68,11 +69,14 @@ export async function feed(
 }
 
 async function fileSize(file: string): Promise<number> {
+  let found;
   try {
-    return (await stat(file)).size;
+    found = await stat(file);
   } catch (error) {
     throw new CommandError(`cannot read ${file}: ${(error as Error).message}`);
   }
+  if (!found.isFile()) throw new CommandError(`cannot read ${file}: not a file`);
+  return found.size;
 }
 
 /** The report for a person: the outcome and its counts, then the first rejections. */

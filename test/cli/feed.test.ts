@@ -4,7 +4,7 @@
  * printed (text, or JSON for scripts), gzip read by its extension, and each mistake one line
  * with its exit code: an empty feed rejected (1), an unknown shop or format (2), no file (1).
  */
-import { copyFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
@@ -91,7 +91,7 @@ describe('npm run feed', () => {
   );
 
   it(
-    'refuses, in one line, an unknown shop (2), a name without a format (2), a missing file (1)',
+    'refuses, in one line, an unknown shop (2), a name without a format (2), no file or a folder (1)',
     async () => {
       const unknown = await feed('--shop', '9999', SAMPLE.pathname);
       expect(unknown.code).toBe(2);
@@ -108,6 +108,12 @@ describe('npm run feed', () => {
       const missing = await feed('--shop', SHOP, path.join(directory, 'nothing.tsv'));
       expect(missing.code).toBe(1);
       expect(missing.stderr.trim()).toMatch(/^cannot read .*nothing\.tsv/);
+
+      const folder = path.join(directory, 'folder.tsv');
+      await mkdir(folder);
+      const notAFile = await feed('--shop', SHOP, folder);
+      expect(notAFile.code).toBe(1);
+      expect(notAFile.stderr.trim()).toBe(`cannot read ${folder}: not a file`);
     },
     CASE_TIMEOUT_MS,
   );
