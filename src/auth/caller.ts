@@ -85,21 +85,13 @@ export function requirePartner(
   ref: string | undefined,
   requestId: string,
 ): Response | null {
-  switch (caller.kind) {
-    case 'anonymous':
-      return unauthorized(
-        `partner search requires an access token from POST ${TOKEN_PATH}`,
-        requestId,
-        bearerChallenge(),
-      );
-    case 'invalid':
-      return invalidTokenResponse(caller.reason, requestId);
-    case 'client':
-      if (ref === undefined || caller.refs.includes(ref)) return null;
-      return errorResponse(403, `ref "${ref}" does not belong to this client`, requestId, {
-        details: [{ parameter: 'ref', reason: 'not_owned' }],
-      });
+  if (caller.kind !== 'client') {
+    return unauthenticated(caller, 'partner search requires', requestId);
   }
+  if (ref === undefined || caller.refs.includes(ref)) return null;
+  return errorResponse(403, `ref "${ref}" does not belong to this client`, requestId, {
+    details: [{ parameter: 'ref', reason: 'not_owned' }],
+  });
 }
 
 /**
@@ -112,26 +104,33 @@ export function requireShop(
   shopId: string | undefined,
   requestId: string,
 ): Response | null {
-  switch (caller.kind) {
-    case 'anonymous':
-      return unauthorized(
-        `shop feeds require an access token from POST ${TOKEN_PATH}`,
-        requestId,
-        bearerChallenge(),
-      );
-    case 'invalid':
-      return invalidTokenResponse(caller.reason, requestId);
-    case 'client':
-      if (caller.shopId === undefined) {
-        return errorResponse(403, 'this client is not a shop’s client', requestId, {
-          details: [{ parameter: 'shopId', reason: 'not_a_shop_client' }],
-        });
-      }
-      if (shopId === String(caller.shopId)) return null;
-      return errorResponse(403, `shop ${shopId ?? '(none)'} is not this client’s shop`, requestId, {
-        details: [{ parameter: 'shopId', reason: 'not_owned' }],
-      });
+  if (caller.kind !== 'client') return unauthenticated(caller, 'shop feeds require', requestId);
+  if (caller.shopId === undefined) {
+    return errorResponse(403, 'this client is not a shop’s client', requestId, {
+      details: [{ parameter: 'shopId', reason: 'not_a_shop_client' }],
+    });
   }
+  if (shopId === String(caller.shopId)) return null;
+  return errorResponse(403, `shop ${shopId ?? '(none)'} is not this client’s shop`, requestId, {
+    details: [{ parameter: 'shopId', reason: 'not_owned' }],
+  });
+}
+
+/**
+ * The 401 of a route that needs a client, to a caller without a valid token: `needs` says
+ * what needs one ("partner search requires").
+ */
+function unauthenticated(
+  caller: Exclude<Caller, VerifiedClient>,
+  needs: string,
+  requestId: string,
+): Response {
+  if (caller.kind === 'invalid') return invalidTokenResponse(caller.reason, requestId);
+  return unauthorized(
+    `${needs} an access token from POST ${TOKEN_PATH}`,
+    requestId,
+    bearerChallenge(),
+  );
 }
 
 /**

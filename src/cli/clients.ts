@@ -7,7 +7,6 @@ import { generateClientId } from '../auth/client-id.ts';
 import { generateClientSecret, hashClientSecret } from '../auth/client-secrets.ts';
 import type { Config } from '../config.ts';
 import type { DatabaseHandle } from '../db/client.ts';
-import { migrateToLatest } from '../db/migrator.ts';
 import {
   deleteApiClient,
   findRefOwners,
@@ -19,24 +18,8 @@ import type { Logger } from '../logger.ts';
 import { clientListEntry, formatClientList } from './client-list.ts';
 import type { ParsedValues } from './command-line.ts';
 import type { ADD_PARTNER, ADD_SHOP, LIST_CLIENTS } from './commands.ts';
-import { openCommandDatabase } from './database.ts';
+import { withMigratedDatabase } from './database.ts';
 import { UsageError } from './errors.ts';
-
-/** Runs `work` on the migrated database, closed (and its data directory unlocked) after. */
-async function withDatabase(
-  config: Config,
-  logger: Logger,
-  work: (database: DatabaseHandle) => Promise<void>,
-): Promise<void> {
-  const database = await openCommandDatabase(config, logger);
-  try {
-    const applied = await migrateToLatest(database.db);
-    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
-    await work(database);
-  } finally {
-    await database.close();
-  }
-}
 
 function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -81,7 +64,7 @@ export async function addPartner(
   [name]: string[],
 ): Promise<void> {
   const refs = [...new Set(values.ref)];
-  await withDatabase(config, logger, async (database) => {
+  await withMigratedDatabase(config, logger, async (database) => {
     const [owned] = await findRefOwners(database.db, refs);
     if (owned) {
       throw new UsageError(
@@ -99,7 +82,7 @@ export async function addShop(
   [name]: string[],
 ): Promise<void> {
   const shopId = Number(values.shop);
-  await withDatabase(config, logger, async (database) => {
+  await withMigratedDatabase(config, logger, async (database) => {
     if (!(await shopExists(database.db, shopId))) {
       throw new UsageError(`no shop has the id ${shopId}`);
     }
@@ -112,7 +95,7 @@ export async function listClients(
   logger: Logger,
   values: ParsedValues<typeof LIST_CLIENTS.options>,
 ): Promise<void> {
-  await withDatabase(config, logger, async (database) => {
+  await withMigratedDatabase(config, logger, async (database) => {
     const entries = (await listApiClients(database.db)).map(clientListEntry);
     print(values.json ? JSON.stringify(entries) : formatClientList(entries));
   });
@@ -124,7 +107,7 @@ export async function revokeClient(
   _values: unknown,
   [clientId]: string[],
 ): Promise<void> {
-  await withDatabase(config, logger, async (database) => {
+  await withMigratedDatabase(config, logger, async (database) => {
     if (!(await deleteApiClient(database.db, clientId!))) {
       throw new UsageError(`no client has the id "${clientId}" (list shows them)`);
     }

@@ -4,6 +4,7 @@
  */
 import { redactUrl, type Config } from '../config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/client.ts';
+import { migrateToLatest } from '../db/migrator.ts';
 import type { DatabaseStatus } from '../db/replicas.ts';
 import type { Logger } from '../logger.ts';
 import { lockDataDirectory } from './data-directory-lock.ts';
@@ -54,4 +55,20 @@ export async function openCommandDatabase(config: Config, logger: Logger): Promi
       await release();
     },
   };
+}
+
+/** Runs `work` on the migrated database, closed (and its data directory unlocked) after. */
+export async function withMigratedDatabase<T>(
+  config: Config,
+  logger: Logger,
+  work: (database: DatabaseHandle) => Promise<T>,
+): Promise<T> {
+  const database = await openCommandDatabase(config, logger);
+  try {
+    const applied = await migrateToLatest(database.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+    return await work(database);
+  } finally {
+    await database.close();
+  }
 }

@@ -8,7 +8,6 @@ import { stat } from 'node:fs/promises';
 import { pipeline, Transform } from 'node:stream';
 import { createProgress } from '../../seeds/progress.ts';
 import type { Config } from '../config.ts';
-import { migrateToLatest } from '../db/migrator.ts';
 import { UnknownShopError } from '../feeds/apply-run.ts';
 import { runFullFeed, type FeedRunReport } from '../feeds/feed-run.ts';
 import type { FeedFormat } from '../feeds/feed-record.ts';
@@ -16,7 +15,7 @@ import { formatOfFileName } from '../feeds/formats/dispatch.ts';
 import type { Logger } from '../logger.ts';
 import type { ParsedValues } from './command-line.ts';
 import type { FEED } from './commands.ts';
-import { openCommandDatabase } from './database.ts';
+import { withMigratedDatabase } from './database.ts';
 import { CommandError, UsageError } from './errors.ts';
 
 /** How many rejected rows the text report shows; `--json` has the report's own list. */
@@ -35,10 +34,7 @@ export async function feed(
   }
   const size = await fileSize(file!);
   const shopId = Number(values.shop);
-  const database = await openCommandDatabase(config, logger);
-  try {
-    const applied = await migrateToLatest(database.db);
-    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+  const report = await withMigratedDatabase(config, logger, (database) => {
     // A bar on a terminal only: a script reading the report wants nothing else on its streams.
     const progress = createProgress(process.stderr.isTTY === true && process.stderr, 'feed');
     progress.phase('reading', size, 'bytes');
@@ -50,7 +46,7 @@ export async function feed(
         done(null, chunk);
       },
     });
-    const report = await runFullFeed(database.db, {
+    return runFullFeed(database.db, {
       shopId,
       // A read that fails (a disk error) fails the run, whose transaction then changes nothing.
       body: pipeline(createReadStream(file!), counted, () => {}),
@@ -58,14 +54,11 @@ export async function feed(
       gzip: named?.gzip ?? false,
       maxRejectedShare: config.feedMaxRejectedShare,
     }).finally(() => progress.stop());
-    process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : describe(report));
-    if (report.state !== 'applied') process.exitCode = 1;
-  } catch (error) {
-    if (error instanceof UnknownShopError) throw new UsageError(error.message);
-    throw error;
-  } finally {
-    await database.close();
-  }
+  }).catch((error: unknown) => {
+    throw error instanceof UnknownShopError ? new UsageError(error.message) : error;
+  });
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : describe(report));
+  if (report.state !== 'applied') process.exitCode = 1;
 }
 
 async function fileSize(file: string): Promise<number> {

@@ -24,6 +24,7 @@ import {
   STAGING_BATCH_ROWS,
   type StagedItem,
 } from '../db/repositories/feed-staging.ts';
+import { findShopMarket } from '../db/repositories/shops.ts';
 import type { Database } from '../db/types.ts';
 import type { MarketCode } from '../markets.ts';
 import type { FeedItem } from './feed-item.ts';
@@ -117,14 +118,9 @@ export async function applyFeedRun(db: Kysely<Database>, run: FeedRun): Promise<
 }
 
 async function findRunShop(trx: Transaction<Database>, shopId: number): Promise<RunShop> {
-  const shop = await trx
-    .selectFrom('shops')
-    .innerJoin('markets', 'markets.code', 'shops.market')
-    .select(['shops.id', 'shops.market', 'markets.currency'])
-    .where('shops.id', '=', shopId)
-    .executeTakeFirst();
+  const shop = await findShopMarket(trx, shopId);
   if (shop === undefined) throw new UnknownShopError(shopId);
-  return { shopId: shop.id, market: shop.market as MarketCode, currency: shop.currency };
+  return { shopId, market: shop.market as MarketCode, currency: shop.currency };
 }
 
 /** Stages the rows a batch at a time; returns how many there were. */

@@ -2,6 +2,7 @@
  * What a checked feed row says an offer is, in the offers table's terms (docs/api.md, "Feeds"):
  * the served price, the sale and the price before it, stock and condition.
  */
+import type { FeedOfferValues } from '../db/repositories/feed-staging.ts';
 import type { ProductCondition, StockStatus } from '../db/types.ts';
 import type { FeedAvailability, FeedCondition, FeedItem } from './feed-item.ts';
 
@@ -18,24 +19,6 @@ const CONDITION: Readonly<Record<FeedCondition, ProductCondition>> = {
   refurbished: 'CONDITION_REFURBISHED',
   used: 'CONDITION_USED',
 };
-
-/** An offer's columns as a feed row sets them; the row's identity and matching fields aside. */
-export interface FeedOfferValues {
-  offer_name: string;
-  url: string;
-  condition: ProductCondition;
-  stock_status: StockStatus;
-  purchasable: boolean;
-  price: number;
-  price_including_shipping: number | null;
-  sales_price: number | null;
-  sales_price_start: string | null;
-  sales_price_end: string | null;
-  original_price: number | null;
-  /** Always null: a feed says when the sale began, not since when the price before it held. */
-  original_price_start: null;
-  original_price_end: string | null;
-}
 
 /** Two decimals, as numeric(12, 2) stores it: a sum of prices in binary floating point is not. */
 function cents(amount: number): number {

@@ -6,27 +6,12 @@
 import { sql, type Transaction } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
-import { STAGED_ITEMS } from './feed-staging.ts';
+import { FEED_OFFER_COLUMNS, STAGED_ITEMS } from './feed-staging.ts';
 
 export const RUN_CHANGES = 'feed_run_changes';
 
 /** The columns a feed row sets on its offer (docs/api.md, "Feeds"), compared before writing. */
-const FEED_COLUMNS = [
-  'product_id',
-  'offer_name',
-  'url',
-  'condition',
-  'stock_status',
-  'purchasable',
-  'price',
-  'price_including_shipping',
-  'sales_price',
-  'sales_price_start',
-  'sales_price_end',
-  'original_price',
-  'original_price_start',
-  'original_price_end',
-] as const;
+const FEED_COLUMNS = ['product_id', ...FEED_OFFER_COLUMNS] as const;
 
 export interface RunShop {
   shopId: number;

@@ -5,18 +5,16 @@
  * on a server and on PGlite); dropped when the transaction ends.
  */
 import { sql, type Transaction } from 'kysely';
-import type { Database } from '../types.ts';
+import type { Database, ProductCondition, StockStatus } from '../types.ts';
 
 export const STAGED_ITEMS = 'feed_run_items';
 
-/** A feed row as staged: the offer's columns, and what matching reads. */
-export interface StagedItem {
-  line: number;
-  item_id: string;
+/** An offer's columns as a feed row sets them; the row's identity and matching fields aside. */
+export interface FeedOfferValues {
   offer_name: string;
   url: string;
-  condition: string;
-  stock_status: string;
+  condition: ProductCondition;
+  stock_status: StockStatus;
   purchasable: boolean;
   price: number;
   price_including_shipping: number | null;
@@ -24,8 +22,32 @@ export interface StagedItem {
   sales_price_start: string | null;
   sales_price_end: string | null;
   original_price: number | null;
+  /** Always null: a feed says when the sale began, not since when the price before it held. */
   original_price_start: null;
   original_price_end: string | null;
+}
+
+/** Those columns by name, as the offers table orders them. */
+export const FEED_OFFER_COLUMNS = [
+  'offer_name',
+  'url',
+  'condition',
+  'stock_status',
+  'purchasable',
+  'price',
+  'price_including_shipping',
+  'sales_price',
+  'sales_price_start',
+  'sales_price_end',
+  'original_price',
+  'original_price_start',
+  'original_price_end',
+] as const satisfies readonly (keyof FeedOfferValues)[];
+
+/** A feed row as staged: the offer's columns, and what matching reads. */
+export interface StagedItem extends FeedOfferValues {
+  line: number;
+  item_id: string;
   gtin: string | null;
   brand: string | null;
   mpn: string | null;
