@@ -16,6 +16,7 @@ import { withoutLoaderBatching } from './graph/batching.ts';
 import { createGraphiQLAssets } from './graph/graphiql-assets.ts';
 import { schema } from './graph/schema.ts';
 import { createGraphQLServer } from './graph/yoga.ts';
+import { createFeedRuns } from './feeds/feed-runs.ts';
 import { createHandlerTable } from './http/handlers.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { fetchEntry, nodeListener } from './http/entries.ts';
@@ -30,6 +31,9 @@ import { createDocsPages } from './rest/docs-page.ts';
 import { RestEngine } from './rest/engine.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import { packageVersion } from './version.ts';
+
+/** A test's app, disposed, gives its running runs this long before handing them back. */
+const FEED_RUNS_DISPOSE_GRACE_MS = 5_000;
 
 export interface AppDependencies {
   config: Config;
@@ -70,6 +74,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     logger: logger.child({ component: 'rate-limits' }),
     onFallback: metrics.rateLimitFallback,
   });
+  const feedRuns = createFeedRuns({ config, database, logger });
   const table = createHandlerTable({
     yoga,
     rest: new RestEngine(yoga, restRoutes),
@@ -88,6 +93,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
         metrics,
       }),
     },
+    feeds: feedRuns.routes,
   });
   const pipeline = createPipeline({
     config,
@@ -109,7 +115,11 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     plugins: [
       {
         onDispose: async () => {
-          await Promise.all([responseCache?.close(), limitCounters.close()]);
+          await Promise.all([
+            responseCache?.close(),
+            limitCounters.close(),
+            feedRuns.close(FEED_RUNS_DISPOSE_GRACE_MS),
+          ]);
         },
       },
     ],
@@ -117,6 +127,10 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   return Object.assign(nodeListener(handle, logger), {
     fetch: fetching.fetch,
     dispose: () => fetching.dispose(),
+    /** Applies queued feed runs from now on (a serving process; tests start it when they need it). */
+    startFeedRuns: () => feedRuns.start(),
+    /** Lets running feed runs finish within `graceMs`, else hands them back to the queue. */
+    stopFeedRuns: (graceMs: number) => feedRuns.close(graceMs),
   });
 }
 

@@ -41,6 +41,8 @@ describe.each(kinds)('migrations on %s', (kind) => {
       'category_search_texts:VIEW',
       'category_search_vectors:BASE TABLE',
       'category_translations:BASE TABLE',
+      'feed_run_bodies:BASE TABLE',
+      'feed_runs:BASE TABLE',
       'gtins:BASE TABLE',
       'markets:BASE TABLE',
       'offer_alternative_prices:BASE TABLE',

@@ -12,6 +12,7 @@ import * as searchLexicons from './0006_search_lexicons.ts';
 import * as shopClients from './0007_shop_clients.ts';
 import * as feeds from './0008_feeds.ts';
 import * as shopOfferOrderIndex from './0009_shop_offer_order_index.ts';
+import * as feedRuns from './0010_feed_runs.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0007_shop_clients': shopClients,
   '0008_feeds': feeds,
   '0009_shop_offer_order_index': shopOfferOrderIndex,
+  '0010_feed_runs': feedRuns,
 };

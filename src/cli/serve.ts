@@ -48,6 +48,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const clock = config.catalogueClock ? startCatalogueClock(database.db, logger) : undefined;
   const app = createApp({ config, database, logger, draining: () => connections.draining });
   server.off('request', startup.listener).on('request', app);
+  await app.startFeedRuns();
   if (!listenFirst) await listen(server, config);
   const port = boundPort(server, config);
   logger.info(
@@ -82,6 +83,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       leave(1);
     }, drainSeconds * 1000);
     await connections.drain(() => logger.info('stopped accepting connections'));
+    waitingFor = 'feed runs to finish or go back to the queue';
+    await app.stopFeedRuns((drainSeconds * 1000) / 2);
     waitingFor = 'the database to close';
     clock?.stop();
     try {

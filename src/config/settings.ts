@@ -321,6 +321,37 @@ export const SETTINGS = {
       '([docs/api.md](docs/api.md#feeds))',
     parse: fraction({ default: 0.5 }),
   },
+  feedMaxBytes: {
+    names: ['FEED_MAX_BYTES'],
+    commands: SERVE,
+    meaning: 'largest feed body a shop may send, as sent (gzip: compressed)',
+    details:
+      'a larger one is answered 413 and changes nothing; a feed is stored as it arrives, never ' +
+      'held in memory ([docs/api.md](docs/api.md#feeds))',
+    parse: integer({ min: 1024, max: 64 * 1024 ** 3, default: 512 * 1024 ** 2 }),
+  },
+  feedStallSeconds: {
+    names: ['FEED_STALL_SECONDS'],
+    commands: SERVE,
+    meaning: "how long a feed's upload may send nothing before it is given up",
+    details: 'answered 408; the run is not made and nothing changes',
+    parse: integer({ min: 1, max: 3600, default: 30 }),
+  },
+  feedWaitSeconds: {
+    names: ['FEED_WAIT_SECONDS'],
+    commands: SERVE,
+    meaning: 'longest a `?wait=true` feed request waits for its run to finish',
+    details: 'past it the answer is `202` with the run as it stands, as without `wait`',
+    parse: integer({ min: 1, max: 3600, default: 120 }),
+  },
+  feedWorkers: {
+    names: ['FEED_WORKERS'],
+    commands: SERVE,
+    meaning: 'feed runs a process applies side by side (each for another shop)',
+    details:
+      'every process takes runs from the shared queue ([docs/operations.md](docs/operations.md#feed-runs))',
+    parse: integer({ min: 1, max: 64, default: 2 }),
+  },
   responseCacheTtlSeconds: {
     names: ['RESPONSE_CACHE_TTL_SECONDS'],
     commands: SERVE,

@@ -28,6 +28,8 @@ const RELATIONS = Object.keys({
   category_search_vectors: true,
   unmatched_feed_items: true,
   catalogue_changes: true,
+  feed_runs: true,
+  feed_run_bodies: true,
 } satisfies Record<keyof Database, true>);
 
 /** The service's relations missing from the database's search path, in a stable order. */

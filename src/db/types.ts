@@ -245,6 +245,37 @@ export interface CatalogueChangesTable {
   changed_at: Timestamp;
 }
 
+/** A feed run's life: `receiving` while its body arrives, then queued, running, finished. */
+export type FeedRunState = 'receiving' | 'queued' | 'running' | 'applied' | 'rejected' | 'failed';
+
+export interface FeedRunsTable {
+  run_id: string;
+  shop_id: number;
+  kind: 'full' | 'push';
+  format: string;
+  gzip: ColumnType<boolean, boolean | undefined, never>;
+  state: FeedRunState;
+  received_at: Timestamp;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  reason: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  body_bytes: ColumnType<number, number | undefined, number>;
+  withdraw_item_ids: ColumnType<string[], string[] | undefined, never>;
+  /** JSON: the report's counts, rejected rows and ignored columns, once finished. */
+  counts: ColumnType<unknown, never, string | null>;
+  rejected_rows: ColumnType<unknown, never, string | null>;
+  ignored_columns: ColumnType<unknown, never, string | null>;
+  /** The last sign of life of whoever holds the run (a body arriving, a worker starting). */
+  touched_at: Timestamp;
+}
+
+export interface FeedRunBodiesTable {
+  run_id: string;
+  sequence: number;
+  chunk: Uint8Array;
+}
+
 export interface Database {
   markets: MarketsTable;
   brands: BrandsTable;
@@ -268,4 +299,6 @@ export interface Database {
   category_search_vectors: CategorySearchVectorsTable;
   unmatched_feed_items: UnmatchedFeedItemsTable;
   catalogue_changes: CatalogueChangesTable;
+  feed_runs: FeedRunsTable;
+  feed_run_bodies: FeedRunBodiesTable;
 }

@@ -24,18 +24,12 @@ import {
   STAGING_BATCH_ROWS,
   type StagedItem,
 } from '../db/repositories/feed-staging.ts';
+import { lockShopForRun } from '../db/repositories/feed-run-locks.ts';
 import { findShopMarket } from '../db/repositories/shops.ts';
 import type { Database } from '../db/types.ts';
 import type { MarketCode } from '../markets.ts';
 import type { FeedItem } from './feed-item.ts';
 import { feedOfferValues } from './feed-offer.ts';
-
-/**
- * The lock space of feed runs (the first key of Postgres' two-key advisory locks; the shop id
- * is the second): a run holds its shop's lock for its transaction, so runs for one shop apply
- * one after the other and runs for different shops side by side.
- */
-const FEED_RUN_LOCK_SPACE = 4_140_020;
 
 export type FeedRunKind = 'full' | 'push';
 
@@ -78,43 +72,51 @@ export class UnknownShopError extends Error {
 }
 
 export async function applyFeedRun(db: Kysely<Database>, run: FeedRun): Promise<AppliedFeedRun> {
+  return db.transaction().execute((trx) => applyFeedRunIn(trx, run));
+}
+
+/** The run within a transaction of the caller's, which may write more before it commits. */
+export async function applyFeedRunIn(
+  trx: Transaction<Database>,
+  run: FeedRun,
+): Promise<AppliedFeedRun> {
   const now = run.now ?? new Date();
-  return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${FEED_RUN_LOCK_SPACE}, ${run.shopId})`.execute(trx);
-    const shop = await findRunShop(trx, run.shopId);
-    await createStagedItems(trx);
-    const rows = await stageAll(trx, run.items, now);
-    const unmatched = await matchStagedItems(trx);
-    await keepUnmatchedItems(trx, {
-      runId: run.runId,
-      shopId: shop.shopId,
-      currency: shop.currency,
-      now,
-    });
-    const withdrawal: Withdrawal =
-      run.kind === 'full'
-        ? { kind: 'missing from the feed' }
-        : { kind: 'named', itemIds: run.withdrawItemIds ?? [] };
-    const changes = await findOfferChanges(trx, shop, withdrawal);
-    let followed: FollowedChanges = { changedProductIds: [], summarisedProductIds: [] };
-    if (changes.created + changes.updated + changes.withdrawn > 0) {
-      await recordProductsBefore(trx, shop.market);
-      await writeOfferChanges(trx, shop, changes, now);
-      followed = await followOfferChanges(trx, { runId: run.runId, market: shop.market, now });
-    }
-    const matched = rows - unmatched;
-    return {
-      counts: {
-        rows,
-        ...changes,
-        unchanged: matched - changes.created - changes.updated,
-        rejected: 0,
-        unmatched,
-      },
-      market: shop.market,
-      ...followed,
-    };
+  await lockShopForRun(trx, run.shopId);
+  // A large run's statements may take longer than a request's bound.
+  await sql`set local statement_timeout = 0`.execute(trx);
+  const shop = await findRunShop(trx, run.shopId);
+  await createStagedItems(trx);
+  const rows = await stageAll(trx, run.items, now);
+  const unmatched = await matchStagedItems(trx);
+  await keepUnmatchedItems(trx, {
+    runId: run.runId,
+    shopId: shop.shopId,
+    currency: shop.currency,
+    now,
   });
+  const withdrawal: Withdrawal =
+    run.kind === 'full'
+      ? { kind: 'missing from the feed' }
+      : { kind: 'named', itemIds: run.withdrawItemIds ?? [] };
+  const changes = await findOfferChanges(trx, shop, withdrawal);
+  let followed: FollowedChanges = { changedProductIds: [], summarisedProductIds: [] };
+  if (changes.created + changes.updated + changes.withdrawn > 0) {
+    await recordProductsBefore(trx, shop.market);
+    await writeOfferChanges(trx, shop, changes, now);
+    followed = await followOfferChanges(trx, { runId: run.runId, market: shop.market, now });
+  }
+  const matched = rows - unmatched;
+  return {
+    counts: {
+      rows,
+      ...changes,
+      unchanged: matched - changes.created - changes.updated,
+      rejected: 0,
+      unmatched,
+    },
+    market: shop.market,
+    ...followed,
+  };
 }
 
 async function findRunShop(trx: Transaction<Database>, shopId: number): Promise<RunShop> {

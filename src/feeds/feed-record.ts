@@ -68,3 +68,6 @@ export interface FeedMarket {
 /** A feed format the catalogue reads: the ones shops export for Google Merchant Center. */
 export const FEED_FORMATS = ['tsv', 'csv', 'xml'] as const;
 export type FeedFormat = (typeof FEED_FORMATS)[number];
+
+/** What a run's body is in: a feed's format, or a push's JSON array of items. */
+export type RunFormat = FeedFormat | 'json';

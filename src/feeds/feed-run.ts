@@ -1,16 +1,24 @@
 /**
- * A full feed as one run: its bytes read row by row (./read-feed.ts), its checked rows
- * applied to the shop's offers in one transaction (./apply-run.ts), and the run's report
- * (docs/api.md, "Feeds"). A feed broken as a whole, or with more than the allowed share of
- * its rows rejected, changes nothing: the transaction is rolled back and the run rejected.
+ * A run, from its body to its report (docs/api.md, "Feeds"): the body read row by row
+ * (./read-feed.ts), its checked rows applied to the shop's offers in one transaction
+ * (./apply-run.ts), and the report. A feed broken as a whole, or with more than the allowed
+ * share of its rows rejected, changes nothing: the transaction is rolled back and the run
+ * rejected. A full feed from a file (the `feed` command) and a queued run (./run-worker.ts)
+ * both come through here.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { findShopMarket } from '../db/repositories/shops.ts';
 import type { Database } from '../db/types.ts';
-import { applyFeedRun, UnknownShopError, type FeedRunCounts } from './apply-run.ts';
+import {
+  applyFeedRunIn,
+  UnknownShopError,
+  type AppliedFeedRun,
+  type FeedRunCounts,
+  type FeedRunKind,
+} from './apply-run.ts';
 import type { FeedItem, RejectedRow } from './feed-item.ts';
-import type { FeedFormat } from './feed-record.ts';
+import type { FeedFormat, RunFormat } from './feed-record.ts';
 import { FeedRejected } from './feed-rejected.ts';
 import { readFeed } from './read-feed.ts';
 import { isRejectedRow } from './row-checks.ts';
@@ -18,38 +26,59 @@ import { isRejectedRow } from './row-checks.ts';
 /** The rejected rows a report lists; the count stays exact beyond them. */
 const MAX_REPORTED_REJECTIONS = 1000;
 
-export type FeedRunState = 'applied' | 'rejected' | 'failed';
+/** How a run ended; `queued` and `running` are the states before (./run-report.ts). */
+export type FinishedRunState = 'applied' | 'rejected' | 'failed';
 
 export interface FeedRunReport {
   runId: string;
   shopId: number;
-  kind: 'full';
-  format: FeedFormat;
-  state: FeedRunState;
+  kind: FeedRunKind;
+  format: RunFormat;
+  state: FinishedRunState | 'queued' | 'running';
   receivedAt: string;
-  startedAt: string;
-  finishedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
   reason: string | null;
   counts: FeedRunCounts;
   rejectedRows: RejectedRow[];
   ignoredColumns: readonly string[];
 }
 
+type Bytes = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export interface RunInput {
+  runId: string;
+  shopId: number;
+  kind: FeedRunKind;
+  format: RunFormat;
+  gzip: boolean;
+  receivedAt: string;
+  /** The body, read within the run's transaction (a stored body is read through it). */
+  body(trx: Transaction<Database>): Bytes;
+  /** A push's items to withdraw. */
+  withdrawItemIds?: readonly string[];
+  /** The share of rows (0 to 1) that may be rejected before the whole run is. */
+  maxRejectedShare: number;
+  /** Written in the run's own transaction once it has applied, so both commit or neither. */
+  recordApplied?(trx: Transaction<Database>, report: FeedRunReport): Promise<void>;
+  /** Told of the applied run after its commit. */
+  onApplied?(applied: AppliedFeedRun): void;
+}
+
 export interface FullFeed {
   shopId: number;
-  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+  body: Bytes;
   format: FeedFormat;
   gzip: boolean;
   /** When the feed arrived (its upload began); default: now. */
   receivedAt?: Date;
-  /** The share of rows (0 to 1) that may be rejected before the whole run is. */
   maxRejectedShare: number;
 }
 
 /** More rows rejected than a run may have: a broken export must not wipe a shop's offers. */
 class TooManyRejected extends Error {}
 
-const EMPTY_COUNTS: FeedRunCounts = {
+export const EMPTY_COUNTS: FeedRunCounts = {
   rows: 0,
   created: 0,
   updated: 0,
@@ -59,44 +88,35 @@ const EMPTY_COUNTS: FeedRunCounts = {
   unmatched: 0,
 };
 
-export async function runFullFeed(db: Kysely<Database>, feed: FullFeed): Promise<FeedRunReport> {
-  const runId = randomUUID();
-  const receivedAt = (feed.receivedAt ?? new Date()).toISOString();
-  const startedAt = new Date().toISOString();
-  const shop = await findShopMarket(db, feed.shopId);
-  if (shop === undefined) throw new UnknownShopError(feed.shopId);
-  const reading = readFeed({
-    body: feed.body,
+/** A full feed from bytes at hand (a file): a run of its own, not queued. */
+export function runFullFeed(db: Kysely<Database>, feed: FullFeed): Promise<FeedRunReport> {
+  return runFeed(db, {
+    runId: randomUUID(),
+    shopId: feed.shopId,
+    kind: 'full',
     format: feed.format,
     gzip: feed.gzip,
-    market: { currency: shop.currency, country: shop.market.toUpperCase() },
+    receivedAt: (feed.receivedAt ?? new Date()).toISOString(),
+    body: () => feed.body,
+    maxRejectedShare: feed.maxRejectedShare,
   });
+}
+
+export async function runFeed(db: Kysely<Database>, input: RunInput): Promise<FeedRunReport> {
+  const startedAt = new Date().toISOString();
+  const shop = await findShopMarket(db, input.shopId);
+  if (shop === undefined) throw new UnknownShopError(input.shopId);
   const rejectedRows: RejectedRow[] = [];
   let rows = 0;
   let rejected = 0;
-  async function* acceptedItems(): AsyncGenerator<FeedItem> {
-    for await (const row of reading.rows) {
-      rows++;
-      if (!isRejectedRow(row)) {
-        yield row;
-        continue;
-      }
-      rejected++;
-      if (rejectedRows.length < MAX_REPORTED_REJECTIONS) rejectedRows.push(row);
-    }
-    if (rows > 0 && rejected / rows > feed.maxRejectedShare) {
-      throw new TooManyRejected(
-        `${rejected} of ${rows} rows rejected, more than ${Math.round(feed.maxRejectedShare * 100)} %: nothing applied`,
-      );
-    }
-  }
-  const report = (state: FeedRunState, reason: string | null, counts: FeedRunCounts) => ({
-    runId,
-    shopId: feed.shopId,
-    kind: 'full' as const,
-    format: feed.format,
+  let ignoredColumns: readonly string[] = [];
+  const report = (state: FinishedRunState, reason: string | null, counts: FeedRunCounts) => ({
+    runId: input.runId,
+    shopId: input.shopId,
+    kind: input.kind,
+    format: input.format,
     state,
-    receivedAt,
+    receivedAt: input.receivedAt,
     startedAt,
     finishedAt: new Date().toISOString(),
     reason,
@@ -111,16 +131,46 @@ export async function runFullFeed(db: Kysely<Database>, feed: FullFeed): Promise
       unmatched: counts.unmatched,
     },
     rejectedRows,
-    ignoredColumns: reading.ignoredColumns,
+    ignoredColumns,
   });
   try {
-    const applied = await applyFeedRun(db, {
-      runId,
-      shopId: feed.shopId,
-      kind: 'full',
-      items: acceptedItems(),
+    const { applied, appliedReport } = await db.transaction().execute(async (trx) => {
+      const reading = readFeed({
+        body: input.body(trx),
+        format: input.format,
+        gzip: input.gzip,
+        market: { currency: shop.currency, country: shop.market.toUpperCase() },
+      });
+      async function* acceptedItems(): AsyncGenerator<FeedItem> {
+        for await (const row of reading.rows) {
+          rows++;
+          if (!isRejectedRow(row)) {
+            yield row;
+            continue;
+          }
+          rejected++;
+          if (rejectedRows.length < MAX_REPORTED_REJECTIONS) rejectedRows.push(row);
+        }
+        ignoredColumns = reading.ignoredColumns;
+        if (rows > 0 && rejected / rows > input.maxRejectedShare) {
+          throw new TooManyRejected(
+            `${rejected} of ${rows} rows rejected, more than ${Math.round(input.maxRejectedShare * 100)} %: nothing applied`,
+          );
+        }
+      }
+      const applied = await applyFeedRunIn(trx, {
+        runId: input.runId,
+        shopId: input.shopId,
+        kind: input.kind,
+        items: acceptedItems(),
+        ...(input.withdrawItemIds ? { withdrawItemIds: input.withdrawItemIds } : {}),
+      });
+      const appliedReport = report('applied', null, applied.counts);
+      await input.recordApplied?.(trx, appliedReport);
+      return { applied, appliedReport };
     });
-    return report('applied', null, applied.counts);
+    input.onApplied?.(applied);
+    return appliedReport;
   } catch (error) {
     if (error instanceof FeedRejected || error instanceof TooManyRejected) {
       return report('rejected', error.message, EMPTY_COUNTS);

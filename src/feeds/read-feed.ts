@@ -5,7 +5,7 @@
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FeedItem, RejectedRow } from './feed-item.ts';
-import type { FeedFormat, FeedMarket } from './feed-record.ts';
+import type { FeedMarket, RunFormat } from './feed-record.ts';
 import { FeedRejected } from './feed-rejected.ts';
 import { FORMAT_READERS } from './formats/dispatch.ts';
 import { createRowChecks } from './row-checks.ts';
@@ -13,7 +13,7 @@ import { createRowChecks } from './row-checks.ts';
 export interface FeedSource {
   /** A request body (web ReadableStream), a file's Node Readable, or any iterable of bytes. */
   body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
-  format: FeedFormat;
+  format: RunFormat;
   gzip: boolean;
   market: FeedMarket;
 }

@@ -40,5 +40,10 @@ export interface Handler {
   /** Headers every refusal the pipeline writes for this handler carries (a version, say). */
   refusalHeaders?: Readonly<Record<string, string>>;
   refusals: Refusals;
+  /**
+   * The handler bounds its own time, not REQUEST_TIMEOUT_MS: a feed's upload may take minutes
+   * and is bounded by its stall limit, a wait for a run by the wait's own.
+   */
+  ownDeadline?: true;
   answer(exchange: Exchange): Promise<Response> | Response;
 }

@@ -32,6 +32,8 @@ export interface HandlerDependencies {
   graphiqlAssets: GraphiQLAssets;
   /** The token endpoint's dependencies other than the request's own. */
   token: Omit<TokenEndpointDependencies, 'requestId' | 'clientIp'>;
+  /** The feed routes (src/feeds/routes/feed-routes.ts). */
+  feeds: Lookup;
 }
 
 /** yoga's server context: the service passes none (the request context is built per request). */
@@ -79,6 +81,7 @@ export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
       ),
       staticFiles(deps.graphiqlAssets.answer, () => GRAPHIQL_ASSETS_PATH),
       restRoutes(deps.rest),
+      deps.feeds,
     ],
     notFound: {
       route: UNMATCHED,

@@ -72,7 +72,8 @@ export function createPipeline(deps: PipelineDependencies) {
 
   /**
    * Bounded by REQUEST_TIMEOUT_MS: at the deadline the request is answered 503 and its work
-   * stops at its next statement, as it does when the client goes away first.
+   * stops at its next statement, as it does when the client goes away first. A handler with
+   * its own deadline bounds itself.
    */
   async function withinDeadline(
     exchange: Exchange,
@@ -80,6 +81,7 @@ export function createPipeline(deps: PipelineDependencies) {
     record: RequestRecord,
     clientGone: () => boolean,
   ): Promise<Response> {
+    if (handler.ownDeadline) return withinRequest(record, () => answer(exchange, handler, record));
     const deadline = startDeadline(clientGone, config.requestTimeoutMs);
     bindWorkSignal(exchange.request, deadline.signal);
     const timedOut = deadline.passed.then(() => {

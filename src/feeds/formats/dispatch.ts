@@ -2,16 +2,18 @@
  * Which format a feed is in, from its request's content type or its file's name, and the
  * reader for each (docs/api.md, "Feeds").
  */
-import type { FeedFormat } from '../feed-record.ts';
+import type { FeedFormat, RunFormat } from '../feed-record.ts';
 import { csvRecords } from './csv.ts';
 import type { FormatReader } from './format-reader.ts';
+import { jsonItemRecords } from './json-items.ts';
 import { rssRecords } from './rss.ts';
 import { tsvRecords } from './tsv.ts';
 
-export const FORMAT_READERS: Record<FeedFormat, FormatReader> = {
+export const FORMAT_READERS: Record<RunFormat, FormatReader> = {
   tsv: tsvRecords,
   csv: csvRecords,
   xml: rssRecords,
+  json: jsonItemRecords,
 };
 
 const FORMAT_OF_CONTENT_TYPE: Record<string, FeedFormat> = {

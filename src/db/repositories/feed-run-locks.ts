@@ -1,0 +1,28 @@
+/**
+ * Who applies a shop's runs: one session at a time per shop, in every process. A run's
+ * transaction holds its shop's lock (so the `feed` command and the queue's workers take turns),
+ * and a worker holds it a run at a time between transactions too, so the oldest run is the
+ * next one applied. Postgres releases a lock with the session that held it: a process killed,
+ * or a server restarted, leaves nothing held.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../types.ts';
+
+/** The lock space of feed runs: the first key of a two-key advisory lock; the shop id is the second. */
+const FEED_RUN_LOCK_SPACE = 4_140_020;
+
+/** Waits for the shop's lock, held until the transaction ends. */
+export async function lockShopForRun(trx: Transaction<Database>, shopId: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${FEED_RUN_LOCK_SPACE}, ${shopId})`.execute(trx);
+}
+
+/** Takes the shop's lock for the session if no other session holds it. */
+export async function tryLockShopRuns(conn: Kysely<Database>, shopId: number): Promise<boolean> {
+  const { rows } = await sql<{ locked: boolean }>`
+    select pg_try_advisory_lock(${FEED_RUN_LOCK_SPACE}, ${shopId}) as locked`.execute(conn);
+  return rows[0]!.locked;
+}
+
+export async function unlockShopRuns(conn: Kysely<Database>, shopId: number): Promise<void> {
+  await sql`select pg_advisory_unlock(${FEED_RUN_LOCK_SPACE}, ${shopId})`.execute(conn);
+}

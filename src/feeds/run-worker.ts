@@ -1,0 +1,222 @@
+/**
+ * Applies a shop's queued runs, oldest first, one at a time in every process (the shop's lock,
+ * src/db/repositories/feed-run-locks.ts). A run cut off by a crash or a database restart stays
+ * `running` with its body kept: the next worker for the shop starts it again, and after
+ * MAX_ATTEMPTS marks it `failed`. A worker asked to stop lets its run finish, or, past the
+ * grace given, rolls it back and hands it back to the queue untouched (docs/api.md, "Feeds").
+ */
+import type { Kysely } from 'kysely';
+import {
+  finishFeedRun,
+  findNextUnfinishedRun,
+  handBackFeedRun,
+  readFeedRunBody,
+  removeFeedRunBody,
+  startFeedRun,
+  type FeedRunRow,
+} from '../db/repositories/feed-runs.ts';
+import { tryLockShopRuns, unlockShopRuns } from '../db/repositories/feed-run-locks.ts';
+import { databaseConnectionFailure } from '../db/connection-errors.ts';
+import type { Database } from '../db/types.ts';
+import type { Logger } from '../logger.ts';
+import { UnknownShopError, type AppliedFeedRun } from './apply-run.ts';
+import type { RunFormat } from './feed-record.ts';
+import { EMPTY_COUNTS, runFeed, type FeedRunReport } from './feed-run.ts';
+
+/** Starts of one run before it is given up as `failed`. */
+export const MAX_ATTEMPTS = 3;
+
+/** The run was rolled back because its worker is stopping: it goes back to the queue. */
+class HandedBack extends Error {}
+
+export interface RunWorkerOptions {
+  db: Kysely<Database>;
+  logger: Logger;
+  maxRejectedShare: number;
+  /** Told after each applied run commits (the response cache follows it). */
+  onApplied?(applied: AppliedFeedRun, shopId: number): void;
+  /** Told of each run finished, whatever its state. */
+  onFinished?(report: FeedRunReport): void;
+}
+
+export interface RunWorker {
+  /**
+   * Applies the shop's unfinished runs until none is left. Returns at once when another
+   * worker holds the shop: that one looks for more runs after releasing it.
+   */
+  workShop(shopId: number): Promise<void>;
+  /**
+   * No new runs; the running ones finish within `graceMs`, or are handed back. Resolves with
+   * the shops whose runs were handed back, for the queue to send again.
+   */
+  stop(graceMs: number): Promise<number[]>;
+}
+
+export function createRunWorker(options: RunWorkerOptions): RunWorker {
+  const { db, logger } = options;
+  /** Shops this process works on, and whether more runs came while it did. */
+  const working = new Map<number, { again: boolean; done: Promise<void> }>();
+  const handedBack = new Set<number>();
+  let stopping = false;
+  let interrupting = false;
+
+  /** A stored body, read in the run's transaction; a stopping worker's read hands it back. */
+  async function* storedBody(trx: Kysely<Database>, runId: string) {
+    for await (const chunk of readFeedRunBody(trx, runId)) {
+      if (interrupting) throw new HandedBack(`run ${runId} handed back`);
+      yield chunk;
+    }
+  }
+
+  async function finish(conn: Kysely<Database>, report: FeedRunReport): Promise<void> {
+    if (report.state !== 'applied') {
+      await finishFeedRun(conn, report.runId, {
+        state: report.state as 'rejected' | 'failed',
+        finishedAt: report.finishedAt ?? new Date().toISOString(),
+        reason: report.reason,
+        counts: report.counts,
+        rejectedRows: report.rejectedRows,
+        ignoredColumns: report.ignoredColumns,
+      });
+    }
+    await removeFeedRunBody(conn, report.runId);
+    logger.info(
+      { runId: report.runId, shopId: report.shopId, state: report.state, counts: report.counts },
+      'feed run finished',
+    );
+    options.onFinished?.(report);
+  }
+
+  async function applyRun(conn: Kysely<Database>, run: FeedRunRow): Promise<void> {
+    if (run.state === 'running' && run.attempts >= MAX_ATTEMPTS) {
+      await finish(
+        conn,
+        failedReport(
+          run,
+          `interrupted ${run.attempts} times (a process stopped or the database restarted mid-run): not applied`,
+        ),
+      );
+      return;
+    }
+    await startFeedRun(conn, run.run_id);
+    let report: FeedRunReport;
+    try {
+      report = await runFeed(conn, {
+        runId: run.run_id,
+        shopId: run.shop_id,
+        kind: run.kind,
+        format: run.format as RunFormat,
+        gzip: run.gzip,
+        receivedAt: run.received_at,
+        body: (trx) => storedBody(trx, run.run_id),
+        withdrawItemIds: run.withdraw_item_ids,
+        maxRejectedShare: run.kind === 'full' ? options.maxRejectedShare : 1,
+        recordApplied: (trx, applied) =>
+          finishFeedRun(trx, run.run_id, {
+            state: 'applied',
+            finishedAt: applied.finishedAt!,
+            reason: null,
+            counts: applied.counts,
+            rejectedRows: applied.rejectedRows,
+            ignoredColumns: applied.ignoredColumns,
+          }),
+        onApplied: (applied) => options.onApplied?.(applied, run.shop_id),
+      });
+    } catch (error) {
+      if (error instanceof HandedBack) {
+        await handBackFeedRun(conn, run.run_id);
+        handedBack.add(run.shop_id);
+        throw error;
+      }
+      // The database went away: the run stays `running`, and is started again.
+      if (databaseConnectionFailure(error) !== undefined) throw error;
+      logger.error({ err: error, runId: run.run_id }, 'feed run failed');
+      report = failedReport(
+        run,
+        error instanceof UnknownShopError
+          ? error.message
+          : `could not be applied: ${(error as Error).message}`,
+      );
+    }
+    await finish(conn, report);
+  }
+
+  /** One turn with the shop's lock: its next run applied; false when there was none or no lock. */
+  async function applyNext(shopId: number): Promise<'applied' | 'none' | 'busy'> {
+    return db.connection().execute(async (conn) => {
+      if (!(await tryLockShopRuns(conn, shopId))) return 'busy';
+      try {
+        const run = await findNextUnfinishedRun(conn, shopId);
+        if (run === undefined) return 'none';
+        await applyRun(conn, run);
+        return 'applied';
+      } finally {
+        await unlockShopRuns(conn, shopId);
+      }
+    });
+  }
+
+  async function drainShop(shopId: number, state: { again: boolean }): Promise<void> {
+    while (!stopping) {
+      state.again = false;
+      const turn = await applyNext(shopId);
+      if (turn === 'busy') return;
+      // Runs queued while the lock was held but after the last look: one more look.
+      if (turn === 'none' && !state.again && !(await hasUnfinished(shopId))) return;
+    }
+  }
+
+  async function hasUnfinished(shopId: number): Promise<boolean> {
+    return (await findNextUnfinishedRun(db, shopId)) !== undefined;
+  }
+
+  return {
+    async workShop(shopId) {
+      if (stopping) return;
+      const current = working.get(shopId);
+      if (current) {
+        current.again = true;
+        return current.done;
+      }
+      const state = { again: false, done: Promise.resolve() };
+      state.done = drainShop(shopId, state)
+        .catch((error: unknown) => {
+          if (!(error instanceof HandedBack)) throw error;
+        })
+        .finally(() => working.delete(shopId));
+      working.set(shopId, state);
+      return state.done;
+    },
+    async stop(graceMs) {
+      stopping = true;
+      const running = Promise.allSettled([...working.values()].map((state) => state.done));
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'over'>((resolve) => {
+        timer = setTimeout(() => resolve('over'), graceMs);
+      });
+      if ((await Promise.race([running, graceOver])) === 'over') {
+        interrupting = true;
+        await running;
+      }
+      clearTimeout(timer);
+      return [...handedBack];
+    },
+  };
+}
+
+function failedReport(run: FeedRunRow, reason: string): FeedRunReport {
+  return {
+    runId: run.run_id,
+    shopId: run.shop_id,
+    kind: run.kind,
+    format: run.format as RunFormat,
+    state: 'failed',
+    receivedAt: run.received_at,
+    startedAt: run.started_at,
+    finishedAt: new Date().toISOString(),
+    reason,
+    counts: EMPTY_COUNTS,
+    rejectedRows: [],
+    ignoredColumns: [],
+  };
+}
