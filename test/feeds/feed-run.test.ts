@@ -11,27 +11,7 @@ import type { FeedItem } from '../../src/feeds/feed-item.ts';
 import { runFullFeed, type FullFeed } from '../../src/feeds/feed-run.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
-import { feedOfShop } from './shop-feed.ts';
-
-const COLUMNS = ['id', 'title', 'link', 'price', 'availability', 'gtin', 'brand', 'mpn'];
-
-/** The items as a shop exports them, with a column the service does not read. */
-function tsv(items: FeedItem[], currency: string, extraRows: string[] = []): Buffer {
-  const rows = items.map((item) =>
-    [
-      item.itemId,
-      item.title,
-      item.link,
-      `${item.price.toFixed(2)} ${currency}`,
-      item.availability,
-      item.gtin ?? '',
-      item.brand ?? '',
-      item.mpn ?? '',
-      'label',
-    ].join('\t'),
-  );
-  return Buffer.from([[...COLUMNS, 'custom_label_0'].join('\t'), ...rows, ...extraRows].join('\n'));
-}
+import { feedOfShop, itemsTsv as tsv } from './shop-feed.ts';
 
 const PRICES = `query($ids: [Int!]!) {
   products(ids: $ids, market: SE, first: 50) {

@@ -145,3 +145,25 @@ export function heldItems(items: readonly FeedItem[]) {
   }
   return { items: generate(), open, started };
 }
+
+const TSV_COLUMNS = ['id', 'title', 'link', 'price', 'availability', 'gtin', 'brand', 'mpn'];
+
+/** The items as a shop exports them, with a column the service does not read. */
+export function itemsTsv(items: FeedItem[], currency: string, extraRows: string[] = []): Buffer {
+  const rows = items.map((item) =>
+    [
+      item.itemId,
+      item.title,
+      item.link,
+      `${item.price.toFixed(2)} ${currency}`,
+      item.availability,
+      item.gtin ?? '',
+      item.brand ?? '',
+      item.mpn ?? '',
+      'label',
+    ].join('\t'),
+  );
+  return Buffer.from(
+    [[...TSV_COLUMNS, 'custom_label_0'].join('\t'), ...rows, ...extraRows].join('\n'),
+  );
+}
