@@ -8,6 +8,7 @@
  */
 import { TOKEN_PATH } from '../auth/token-endpoint.ts';
 import { TOKEN_ENDPOINT_OPENAPI, TOKEN_ENDPOINT_SCHEMAS } from '../auth/token-endpoint-openapi.ts';
+import { FEED_ROUTE_SCHEMAS, FEED_ROUTES_OPENAPI } from '../feeds/routes/feed-routes-openapi.ts';
 import { GRAPHQL_OPENAPI } from '../graph/graphql-openapi.ts';
 import { GRAPHQL_PATH } from '../graph/yoga.ts';
 import { METRICS_OPENAPI } from '../metrics.ts';
@@ -42,18 +43,24 @@ const DESCRIPTION = `The price-comparison catalogue's REST compatibility layer. 
 - **\`fields\`**: every data route takes a \`fields\` expression choosing the fields of each item (\`*\` for the standard ones, nesting with dots or parentheses).
 - **Paging**: \`limit\` and \`offset\`; envelopes link the next and previous pages.
 - **Caching**: data answers carry an \`ETag\`; \`If-None-Match\` with it answers 304.
-- **Prices** are in the market's currency; only offers available for purchase are ever shown.`;
+- **Prices** are in the market's currency; only offers available for purchase are ever shown.
+- **Feeds**: a shop's client sends its offers (a full feed, pushed items, withdrawn items); each is a run, answered \`202\` with its \`Location\`.`;
 
 /** The OpenAPI 3.1 document of `routes`, the token endpoint and the operational routes. */
 export function buildOpenApiDocument(
   routes: readonly RestRoute[],
   options: OpenApiOptions,
 ): OpenApiDocument {
-  const fixedSchemas = { [ERROR_SCHEMA]: ERROR_BODY, ...TOKEN_ENDPOINT_SCHEMAS };
+  const fixedSchemas = {
+    [ERROR_SCHEMA]: ERROR_BODY,
+    ...TOKEN_ENDPOINT_SCHEMAS,
+    ...FEED_ROUTE_SCHEMAS,
+  };
   const rest = restOperations(routes, Object.keys(fixedSchemas));
   const paths = joinPaths([
     TOKEN_ENDPOINT_OPENAPI,
     rest.paths,
+    FEED_ROUTES_OPENAPI,
     GRAPHQL_OPENAPI,
     LIVENESS_OPENAPI,
     READINESS_OPENAPI,

@@ -106,8 +106,19 @@ describe('the OpenAPI document', () => {
       expect(route.params.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(placeholders);
     }
     const operations = Object.values(document.paths).flatMap((methods) => Object.keys(methods));
-    // The data routes, the token endpoint and the operational routes, nothing else.
-    expect(operations).toHaveLength(restRoutes.length + 1 + 7);
+    // The data routes, the token endpoint, the operational routes and the five feed routes.
+    expect(operations).toHaveLength(restRoutes.length + 1 + 7 + 5);
+    expect(
+      Object.entries(document.paths)
+        .filter(([path]) => path.startsWith('/feeds/'))
+        .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`)),
+    ).toEqual([
+      'put /feeds/shops/{shopId}',
+      'post /feeds/shops/{shopId}/items',
+      'delete /feeds/shops/{shopId}/items/{itemId}',
+      'get /feeds/shops/{shopId}/runs',
+      'get /feeds/runs/{runId}',
+    ]);
   });
 
   it('documents parameter bounds, patterns and enums from the declarations', () => {

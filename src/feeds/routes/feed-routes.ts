@@ -247,7 +247,7 @@ async function queued(
   runId: string,
 ): Promise<Response> {
   await deps.queue.enqueue(shopId);
-  return answerRun(exchange, deps, runId);
+  return answerRun(exchange, deps, runId, 'write');
 }
 
 async function showRun(exchange: Exchange, deps: FeedRouteDependencies) {
@@ -261,13 +261,14 @@ async function showRun(exchange: Exchange, deps: FeedRouteDependencies) {
   if (row === undefined) return errorResponse(404, `no run ${runId}`, requestId);
   const ownRefusal = requireShop(caller, String(row.shop_id), requestId);
   if (ownRefusal) return ownRefusal;
-  return answerRun(exchange, deps, runId);
+  return answerRun(exchange, deps, runId, 'read');
 }
 
 async function answerRun(
   { url, requestId }: Exchange,
   deps: FeedRouteDependencies,
   runId: string,
+  asked: 'write' | 'read',
 ): Promise<Response> {
   const wait = url.searchParams.get('wait') === 'true';
   const report = wait
@@ -275,12 +276,17 @@ async function answerRun(
     : reportOfRow((await findFeedRun(deps.db, runId))!);
   if (report === undefined) return errorResponse(404, `no run ${runId}`, requestId);
   const headers = { location: runLocation(runId), 'cache-control': 'no-store' };
-  return jsonResponse(statusOf(report, wait), report, headers);
+  return jsonResponse(statusOf(report, wait, asked), report, headers);
 }
 
-/** Without `wait`, and while unfinished, `202`; a finished run: applied 200, rejected 422. */
-function statusOf(report: FeedRunReport, wait: boolean): number {
-  if (!wait || !isFinished(report)) return 202;
+/**
+ * A write without `wait`, or a wait not over in time: 202. A read without `wait`: 200. A
+ * wait's finished run: applied 200, rejected 422, failed 503 (the service's fault: the shop
+ * may send it again).
+ */
+function statusOf(report: FeedRunReport, wait: boolean, asked: 'write' | 'read'): number {
+  if (!wait) return asked === 'write' ? 202 : 200;
+  if (!isFinished(report)) return 202;
   if (report.state === 'applied') return 200;
   if (report.state === 'rejected') return 422;
   return 503;
