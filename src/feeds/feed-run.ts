@@ -26,7 +26,7 @@ import { isRejectedRow } from './row-checks.ts';
 /** The rejected rows a report lists; the count stays exact beyond them. */
 const MAX_REPORTED_REJECTIONS = 1000;
 
-/** How a run ended; `queued` and `running` are the states before (./run-report.ts). */
+/** How a run ended; before that it is `queued`, then `running`. */
 export type FinishedRunState = 'applied' | 'rejected' | 'failed';
 
 export interface FeedRunReport {
