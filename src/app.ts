@@ -74,7 +74,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     logger: logger.child({ component: 'rate-limits' }),
     onFallback: metrics.rateLimitFallback,
   });
-  const feedRuns = createFeedRuns({ config, database, logger });
+  const feedRuns = createFeedRuns({ config, database, logger, metrics });
   const table = createHandlerTable({
     yoga,
     rest: new RestEngine(yoga, restRoutes),

@@ -31,6 +31,8 @@ export interface AppMetrics {
   tokenFailure(): void;
   /** A client id's failed authentications in a window reached the warning threshold. */
   tokenClientWarning(): void;
+  /** A feed run finished; `seconds` from its receipt to its end. */
+  feedRunFinished(kind: string, state: string, seconds: number): void;
   /** The text exposition of every metric. */
   respond(): Promise<Response>;
 }
@@ -106,6 +108,20 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     registers,
   });
 
+  const feedRuns = new Counter({
+    name: 'catalogue_feed_runs_total',
+    help: 'Feed runs finished in this process, by kind (full, push) and state (applied, rejected, failed).',
+    labelNames: ['kind', 'state'] as const,
+    registers,
+  });
+  const feedRunSeconds = new Histogram({
+    name: 'catalogue_feed_run_seconds',
+    help: 'Time from a run’s receipt (its upload began) to its end: how soon the catalogue follows a shop.',
+    labelNames: ['kind'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+    registers,
+  });
+
   const exposed = Registry.merge([registry, processMetrics()]);
 
   return {
@@ -128,6 +144,10 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     },
     tokenClientWarning() {
       tokenClientWarnings.inc();
+    },
+    feedRunFinished(kind, state, seconds) {
+      feedRuns.inc({ kind, state });
+      feedRunSeconds.observe({ kind }, seconds);
     },
     async respond() {
       return bufferedResponse(200, await exposed.metrics(), {

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import type { Lookup } from '../http/router.ts';
+import type { AppMetrics } from '../metrics.ts';
 import type { AppliedFeedRun } from './apply-run.ts';
 import { startRunQueue } from './run-queue.ts';
 import { createRunWorker } from './run-worker.ts';
@@ -19,6 +20,7 @@ export interface FeedRunsOptions {
   >;
   database: Pick<DatabaseHandle, 'db' | 'pool'>;
   logger: Logger;
+  metrics: Pick<AppMetrics, 'feedRunFinished'>;
   /** Told after each applied run commits. */
   onApplied?(applied: AppliedFeedRun, shopId: number): void;
 }
@@ -30,7 +32,13 @@ export interface FeedRuns {
   close(graceMs: number): Promise<void>;
 }
 
-export function createFeedRuns({ config, database, logger, onApplied }: FeedRunsOptions): FeedRuns {
+export function createFeedRuns({
+  config,
+  database,
+  logger,
+  metrics,
+  onApplied,
+}: FeedRunsOptions): FeedRuns {
   const log = logger.child({ component: 'feed-runs' });
   const waiters = createRunWaiters();
   const worker = createRunWorker({
@@ -38,7 +46,11 @@ export function createFeedRuns({ config, database, logger, onApplied }: FeedRuns
     logger: log,
     maxRejectedShare: config.feedMaxRejectedShare,
     ...(onApplied ? { onApplied } : {}),
-    onFinished: (report) => waiters.finished(report.runId),
+    onFinished: (report) => {
+      waiters.finished(report.runId);
+      const seconds = (Date.parse(report.finishedAt!) - Date.parse(report.receivedAt)) / 1000;
+      metrics.feedRunFinished(report.kind, report.state, seconds);
+    },
   });
   const stallMs = config.feedStallSeconds * 1000;
   const queue = startRunQueue({

@@ -160,6 +160,9 @@ describe(`feeds over HTTP on ${databaseKind}`, () => {
     // The same feed again changes nothing.
     const again = await (await putFeed(shopId, itemsTsv(items, 'SEK'))).json();
     expect(again.counts).toMatchObject({ created: 0, updated: 0, withdrawn: 0, unchanged: 6 });
+    const metrics = await (await send('/metrics')).text();
+    expect(metrics).toMatch(/^catalogue_feed_runs_total\{kind="full",state="applied"\} 2$/m);
+    expect(metrics).toMatch(/^catalogue_feed_run_seconds_count\{kind="full"\} 2$/m);
   });
 
   it('answers 202 with the queued run at once, and the run by its Location', async () => {
