@@ -9,6 +9,7 @@ import { createLimitCounters } from './auth/limit-counters.ts';
 import { createRateLimiterFromConfig } from './auth/rate-limiter.ts';
 import { createTokenAttemptLimiterFromConfig } from './auth/token-attempts.ts';
 import { createResponseCache } from './cache/response-cache.ts';
+import { followCatalogueChanges } from './changes/catalogue-changes.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { createMarketDirectory } from './db/repositories/markets.ts';
@@ -56,8 +57,16 @@ export function createApp({ config, database, logger, draining }: AppDependencie
         noteCacheLookup(hit);
       },
       error: metrics.responseCacheError,
+      invalidation: metrics.responseCacheInvalidation,
     },
   );
+  // Every process drops what each feed run made stale from its own cache (in Redis, the
+  // same entries once per process: idempotent, and it covers answers this process stored
+  // from a read that overlapped the run's commit).
+  const changes = responseCache
+    ? followCatalogueChanges(database, logger.child({ component: 'catalogue-changes' }))
+    : undefined;
+  changes?.subscribe((change) => responseCache?.invalidate(change));
   const graphiqlAssets = createGraphiQLAssets();
   const yoga = createGraphQLServer({
     config,
@@ -109,12 +118,13 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     ? pipeline
     : (incoming) => withoutLoaderBatching(() => pipeline(incoming));
   // The adapter gives `fetch` a Fetch API caller's semantics (an aborted request's promise
-  // rejects); `dispose()` closes what the app opened itself (the Redis connections): the
-  // database belongs to the caller.
+  // rejects); `dispose()` closes what the app opened itself (the Redis connections, the
+  // connection listening for catalogue changes): the database belongs to the caller.
   const fetching = createServerAdapter(fetchEntry(handle), {
     plugins: [
       {
         onDispose: async () => {
+          await changes?.close();
           await Promise.all([
             responseCache?.close(),
             limitCounters.close(),
@@ -126,6 +136,8 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   });
   return Object.assign(nodeListener(handle, logger), {
     fetch: fetching.fetch,
+    /** Settles once the app listens for catalogue changes (at once without a cache). */
+    listening: changes?.ready ?? Promise.resolve(),
     dispose: () => fetching.dispose(),
     /** Applies queued feed runs from now on (a serving process; tests start it when they need it). */
     startFeedRuns: () => feedRuns.start(),

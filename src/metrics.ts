@@ -25,6 +25,8 @@ export interface AppMetrics {
   observeRequest(route: string, method: string, status: number, seconds: number): void;
   responseCacheLookup(hit: boolean): void;
   responseCacheError(): void;
+  /** The response cache dropped the answers a feed run made stale. */
+  responseCacheInvalidation(): void;
   /** A rate-limit count taken in memory while the shared Redis was unusable. */
   rateLimitFallback(): void;
   /** A failed client authentication at the token endpoint. */
@@ -89,6 +91,12 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     registers,
   });
 
+  const cacheInvalidations = new Counter({
+    name: 'catalogue_response_cache_invalidations_total',
+    help: 'Feed runs whose stale answers this process dropped from the response cache.',
+    registers,
+  });
+
   const rateLimitFallbacks = new Counter({
     name: 'catalogue_rate_limit_fallbacks_total',
     help: 'Rate-limit counts taken in this process because the shared Redis was unusable.',
@@ -135,6 +143,9 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     },
     responseCacheError() {
       cacheErrors.inc();
+    },
+    responseCacheInvalidation() {
+      cacheInvalidations.inc();
     },
     rateLimitFallback() {
       rateLimitFallbacks.inc();

@@ -13,13 +13,20 @@
  * this process is configured with). Nothing depends on the caller: the request context
  * carries no caller, and partner `ref`s are variables. Results with errors are never stored.
  *
+ * Each entry is stored with the tags of what it holds (src/cache/answer-tags.ts, recorded by
+ * the schema's types as the query executes), so that after a feed run `invalidate` drops the
+ * answers holding the products it changed, the lists of its market and its shop's offers,
+ * and nothing else (docs/api.md, "Feeds"). Every process hears of each run
+ * (src/changes/catalogue-changes.ts) and drops what its store holds.
+ *
  * The plugin around execute is our own, on envelop's store and key: @envelop/response-cache's
  * `useResponseCache` adds a `__typename` to every selection set and strips it from each result
  * again, visiting every list twice (once as a list, once as an object) at every level, so a
  * result n lists deep costs 2^n (a 1.3 KB document of connections nested 200 fields deep held
- * a process for 46 CPU-seconds). It does that to collect entities for invalidation, which an
- * API without mutations never needs. Here a lookup and a store cost one hash of the document's
- * text and variables, and the result is kept byte for byte as execution gave it.
+ * a process for 46 CPU-seconds). It does that to collect entities for invalidation from the
+ * result; here the schema's types record them as they resolve (src/graph/cache-tags.ts). A
+ * lookup and a store cost one hash of the document's text and variables, and the result is
+ * kept byte for byte as execution gave it.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -42,6 +49,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { packageVersion } from '../version.ts';
+import { collectTags, tagsOfChange, type ChangedAnswers } from './answer-tags.ts';
 import { createRedisStore } from './redis-store.ts';
 
 export interface ResponseCacheEvents {
@@ -49,11 +57,19 @@ export interface ResponseCacheEvents {
   lookup(hit: boolean): void;
   /** A lookup or store failed, or was skipped, because the shared cache was unusable. */
   error(): void;
+  /** The answers a change made stale were dropped (or, from Redis, could not be: `error`). */
+  invalidation?(): void;
 }
 
 export interface ResponseCache {
   kind: 'memory' | 'redis';
   plugin: Plugin;
+  /**
+   * Drops every answer holding a product the change lists, the market's lists, or the shop's
+   * offers. Never throws: a shared cache that cannot be reached is logged and counted, and
+   * its entries expire with the TTL.
+   */
+  invalidate(change: ChangedAnswers): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,22 +106,41 @@ export function createResponseCache(
     events,
   );
   const variant = variantOf(config, schema);
+  // Counts invalidations begun: an answer whose execution an invalidation overlapped may have
+  // read the catalogue before the change, so it is not stored (the next request stores it).
+  let invalidations = 0;
 
-  const plugin = useCachedExecution(store, config.responseCacheTtlSeconds * 1000, variant);
+  const plugin = useCachedExecution(
+    store,
+    config.responseCacheTtlSeconds * 1000,
+    variant,
+    () => invalidations,
+  );
 
   return {
     kind: redis ? 'redis' : 'memory',
     plugin,
+    async invalidate(change) {
+      invalidations++;
+      await store.invalidate(tagsOfChange(change).map((tag) => ({ typename: tag })));
+      events.invalidation?.();
+    },
     close: async () => redis?.close(),
   };
 }
 
 /**
  * Answers a query from the store when it holds the result of the same document, operation,
- * variables and variant, and stores results without errors. Introspection is answered as it
- * is (GraphiQL must see the schema it talks to), and only queries are cached.
+ * variables and variant, and stores results without errors, with the tags the execution
+ * recorded. Introspection is answered as it is (GraphiQL must see the schema it talks to),
+ * and only queries are cached.
  */
-function useCachedExecution(store: Cache, ttlMs: number, variant: string): Plugin {
+function useCachedExecution(
+  store: Cache,
+  ttlMs: number,
+  variant: string,
+  invalidations: () => number,
+): Plugin {
   return {
     async onExecute({ args, setResultAndStopExecution }) {
       const operation = cacheableOperation(args);
@@ -114,11 +149,15 @@ function useCachedExecution(store: Cache, ttlMs: number, variant: string): Plugi
       if (key === undefined) return;
       const cached = await store.get(key);
       if (cached != null) return setResultAndStopExecution(cached);
+      const started = invalidations();
+      const tags = collectTags(args.contextValue);
       return {
         onExecuteDone({ result }) {
           if (Symbol.asyncIterator in result) return;
           if (result.errors?.length || result.data == null) return;
-          void store.set(key, result, [], ttlMs);
+          if (invalidations() !== started) return;
+          const entities = [...tags].map((tag) => ({ typename: tag }));
+          void store.set(key, result, entities, ttlMs);
         },
       };
     },

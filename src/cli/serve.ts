@@ -88,6 +88,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     waitingFor = 'the database to close';
     clock?.stop();
     try {
+      // The app's own connections first (Redis, the catalogue changes listener).
+      await app.dispose();
       await database.close();
     } catch (error) {
       logger.error({ err: error }, 'closing the database failed');

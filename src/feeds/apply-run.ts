@@ -5,6 +5,7 @@
  * whose offers changed. Readers see the shop's offers as before the run or after it.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { announceRun } from '../changes/catalogue-changes.ts';
 import {
   findOfferChanges,
   writeOfferChanges,
@@ -104,6 +105,8 @@ export async function applyFeedRunIn(
     await recordProductsBefore(trx, shop.market);
     await writeOfferChanges(trx, shop, changes, now);
     followed = await followOfferChanges(trx, { runId: run.runId, market: shop.market, now });
+    // Heard by every process once this commits: cached answers follow (docs/api.md, "Feeds").
+    await announceRun(trx, run.runId);
   }
   const matched = rows - unmatched;
   return {

@@ -94,6 +94,7 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     sweeper.unref();
   }
   let started: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
   /** Started once; a start that failed (the database away) is tried again next time. */
   const ensureStarted = () => {
     started ??= start().catch((error: unknown) => {
@@ -109,14 +110,17 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
       await ensureStarted();
       await send(shopId);
     },
-    async close(graceMs) {
-      clearInterval(sweeper);
-      if (started === undefined) return;
-      await started.catch(() => {});
-      await boss.offWork(QUEUE).catch(() => {});
-      const handedBack = await worker.stop(graceMs);
-      for (const shopId of handedBack) await send(shopId).catch(() => {});
-      await boss.stop({ graceful: true, wait: true, timeout: 1000 });
+    close(graceMs) {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        if (started === undefined) return;
+        await started.catch(() => {});
+        await boss.offWork(QUEUE).catch(() => {});
+        const handedBack = await worker.stop(graceMs);
+        for (const shopId of handedBack) await send(shopId).catch(() => {});
+        await boss.stop({ graceful: true, wait: true, timeout: 1000 });
+      })();
+      return closing;
     },
   };
 }

@@ -7,6 +7,7 @@ import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import { badUserInput } from '../errors.ts';
+import CacheTagsPlugin from './cache-tags.ts';
 import type { RequestContext } from '../context.ts';
 
 /** The types implementing Node (test/graph/schema.test.ts keeps this list complete). */
@@ -30,7 +31,7 @@ export const builder = new SchemaBuilder<{
     PropertyValue: { Input: never; Output: boolean | string | number };
   };
 }>({
-  plugins: [RelayPlugin, DataloaderPlugin, ComplexityPlugin],
+  plugins: [RelayPlugin, DataloaderPlugin, ComplexityPlugin, CacheTagsPlugin],
   defaultFieldNullability: false,
   // What a field costs (src/graph/limits.ts checks the budget before execution): 1, and a
   // list's selection counts 10 times unless the field says how many items it can hold

@@ -50,7 +50,7 @@ const bed = useCacheTestbed(() => ({
 describeCacheBehaviour(`in Redis, on ${databaseKind}`, bed);
 
 describe('in Redis', () => {
-  it('stores each answer once, under the prefix, expiring with the TTL', async () => {
+  it('stores each answer once, under the prefix, with its tags, expiring with the TTL', async () => {
     const prefix = `${PREFIX}stores:`;
     const app = await bed.build({ REDIS_KEY_PREFIX: prefix });
     const before = await keysUnder(prefix);
@@ -58,14 +58,22 @@ describe('in Redis', () => {
     const answer = await bed.graphql(app, PRODUCT_PAGE, variables);
     await landed(app);
     const added = (await keysUnder(prefix)).filter((key) => !before.includes(key));
-    expect(added).toHaveLength(1);
-    expect(added[0]).toMatch(new RegExp(`^${prefix}response:[0-9a-f]{64}$`));
-    const ttl = await redis.pttl(added[0]!);
+    const entries = added.filter((key) => key.startsWith(`${prefix}response:`));
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatch(new RegExp(`^${prefix}response:[0-9a-f]{64}$`));
+    const ttl = await redis.pttl(entries[0]!);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(TTL_SECONDS * 1000);
     // What Redis holds is the execution result the answer was made from.
-    const stored = JSON.parse((await redis.get(added[0]!))!);
+    const stored = JSON.parse((await redis.get(entries[0]!))!);
     expect(stored).toEqual({ data: JSON.parse(answer.text).data });
+    // Besides it, the set of its one tag (the page shows one product), expiring with it.
+    const tagKey = `${prefix}tag:product:${variables.id}`;
+    expect(added.sort()).toEqual([entries[0], tagKey].sort());
+    expect(await redis.smembers(tagKey)).toEqual(entries);
+    const tagTtl = await redis.pttl(tagKey);
+    expect(tagTtl).toBeGreaterThan(0);
+    expect(tagTtl).toBeLessThanOrEqual(TTL_SECONDS * 1000);
   });
 
   it('shares answers between apps (processes) on the same Redis', async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { DatabaseHandle } from '../../src/db/client.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
 import { scrape, valueOf } from '../helpers/prometheus.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
@@ -50,6 +51,8 @@ export interface CacheTestbed {
   readonly otherToken: string;
   /** Product ids of the seeded catalogue sold in Sweden. */
   readonly productIds: number[];
+  /** The file's catalogue, for tests that change it (feed runs). */
+  readonly database: DatabaseHandle;
 }
 
 const NO_RATE_LIMIT = { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0', RATE_LIMIT_CLIENT_PER_MINUTE: '0' };
@@ -106,6 +109,8 @@ export function useCacheTestbed(settings: () => Record<string, string>): CacheTe
       logger: logger ?? pino({ level: 'silent' }),
     });
     built.push(created);
+    // Runs committed from now on are heard (what feed-run tests change must be followed).
+    await created.listening;
     // Each app reads the markets once; read them now, so no request under test counts that.
     // The failing (nullable) field keeps this answer out of the cache: a shared cache would
     // otherwise answer it, and the markets would stay unread.
@@ -172,6 +177,9 @@ export function useCacheTestbed(settings: () => Record<string, string>): CacheTe
     },
     get productIds() {
       return productIds;
+    },
+    get database() {
+      return catalogue.database;
     },
   };
 }

@@ -20,9 +20,11 @@ import {
 import { marketTextSearch } from '../../search/market-text-search.ts';
 import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from '../../search/text-search.ts';
 import type { RequestContext } from '../../context.ts';
+import { listsTag } from '../../cache/answer-tags.ts';
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
+import { cacheTags } from '../cache-tags.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import { connectionOf, offsetPage, pageArgumentBounds } from '../pagination.ts';
@@ -51,6 +53,9 @@ export const CategoryRef = builder.loadableNodeRef('Category', {
 
 CategoryRef.implement({
   description: 'A category of the catalogue tree, seen in a market.',
+  // A category's products, their count and lowest price follow every offer in its market:
+  // any answer about one is a list answer (its name and place in the tree come along).
+  extensions: cacheTags((c: CategoryParent) => listsTag(c.scope.market)),
   fields: (t) => ({
     categoryId: t.int({ description: 'The numeric category id.', resolve: (c) => c.row.id }),
     slug: t.string({

@@ -14,11 +14,13 @@ import {
   type OfferOrder,
   type OfferRow,
 } from '../../db/repositories/offers.ts';
+import { productTag } from '../../cache/answer-tags.ts';
 import { PRODUCT_CONDITIONS, STOCK_STATUSES } from '../../db/types.ts';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from '../../context.ts';
 import { builder, type BuilderTypes } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
+import { cacheTags } from '../cache-tags.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import { loaderPerArguments } from '../argument-loaders.ts';
@@ -139,6 +141,9 @@ const AlternativePriceRef = builder
 
 OfferRef.implement({
   description: 'A shop’s offer for a product in a market; only offers available for purchase.',
+  // An offer is its product's: a run changing it lists the product (every offer row read
+  // carries its product id).
+  extensions: cacheTags((o: OfferParent) => productTag(o.row.product_id)),
   fields: (t) => ({
     offerId: t.int({ description: 'The numeric offer id.', resolve: (o) => o.row.id }),
     market: t.field({ type: MarketEnum, description: 'The market.', resolve: (o) => o.row.market }),

@@ -25,12 +25,14 @@ import {
   type ProductColumn,
   type ProductRow,
 } from '../../db/repositories/products.ts';
+import { listsTag } from '../../cache/answer-tags.ts';
 import { badUserInput } from '../../errors.ts';
 import { marketTextSearch } from '../../search/market-text-search.ts';
 import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from '../../search/text-search.ts';
 import type { RequestContext } from '../../context.ts';
 import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
+import { cacheTags } from '../cache-tags.ts';
 import { loaderPerArguments } from '../argument-loaders.ts';
 import { groupByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
@@ -156,7 +158,12 @@ builder.queryField('products', (t) =>
       args.ids != null || args.gtins != null
         ? pageCost(PRODUCT_PAGE_LIMITS, args, (args.ids?.length ?? 0) + (args.gtins?.length ?? 0))
         : pageCost(PRODUCT_PAGE_LIMITS, args),
-    extensions: pageArgumentBounds(PRODUCT_PAGE_LIMITS),
+    // Which products have an available offer, and their order, follow every run in the
+    // market (with ids or GTINs too: conservative, and those pages are small).
+    extensions: {
+      ...pageArgumentBounds(PRODUCT_PAGE_LIMITS),
+      ...cacheTags((_root: unknown, args: { market: MarketCode }) => listsTag(args.market)),
+    },
     resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       const page = offsetPage(args, PRODUCT_PAGE_LIMITS);

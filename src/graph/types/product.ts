@@ -8,9 +8,11 @@ import {
   type ProductColumn,
   type ProductRow,
 } from '../../db/repositories/products.ts';
+import { productTag } from '../../cache/answer-tags.ts';
 import { badUserInput } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
+import { cacheTags } from '../cache-tags.ts';
 import { groupByKey } from '../grouping.ts';
 import { rowLoader } from '../row-loader.ts';
 import { loadMarketScoped, marketKey, scoped, type Scoped } from '../scope.ts';
@@ -37,6 +39,8 @@ export const ProductRef = builder.loadableNodeRef('Product', {
 
 ProductRef.implement({
   description: 'A product as sold in one market: its identity, offers, prices and specification.',
+  // Everything below a product (offers, prices, history) is read from it: one tag covers it.
+  extensions: cacheTags((p: ProductParent) => productTag(p.row.id)),
   fields: (t) => ({
     productId: t.int({
       description: 'The catalogue’s numeric product id (the id REST routes use).',

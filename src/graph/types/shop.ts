@@ -9,8 +9,10 @@ import {
   type OfferColumn,
 } from '../../db/repositories/offers.ts';
 import { findShopsByIds, type ShopColumn, type ShopRow } from '../../db/repositories/shops.ts';
+import { shopTag } from '../../cache/answer-tags.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
+import { cacheTags } from '../cache-tags.ts';
 import { loaderPerArguments } from '../argument-loaders.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
@@ -115,7 +117,11 @@ export const ShopRef = builder.loadableNode('Shop', {
       type: OfferConnection,
       description: `The offers the shop serves (available ones: not withdrawn by a feed, purchasable, in stock or not saying), newest first: the last reported first (\`updatedAt\`), then the highest id. ${OFFER_PAGE_LIMITS.defaultSize} per page unless \`first\` says otherwise, at most ${OFFER_PAGE_LIMITS.maxSize}. What a feed run did shows here.`,
       complexity: (args) => pageCost(OFFER_PAGE_LIMITS, args),
-      extensions: pageArgumentBounds(OFFER_PAGE_LIMITS),
+      // New offers enter the list: its offers' products do not cover it.
+      extensions: {
+        ...pageArgumentBounds(OFFER_PAGE_LIMITS),
+        ...cacheTags((shop: ShopParent) => shopTag(shop.row.id)),
+      },
       args: t.arg.connectionArgs(),
       resolve: (shop, args, context, info) =>
         shopOfferPages(context, args).load({

@@ -1,0 +1,237 @@
+/**
+ * Announcements of feed runs, to every process (docs/operations.md, "Catalogue changes"): a
+ * run announces itself inside its own transaction (`announceRun`), so the announcement is
+ * delivered when the run commits and never for one rolled back. The payload is the run id
+ * only (NOTIFY payloads are bounded); a listener reads what the run changed from the outbox.
+ * The response cache drops what a run made stale on hearing it; live updates will publish it.
+ *
+ * On a Postgres server each process listens on a connection of its own, outside the pool,
+ * reconnecting with backoff when it drops; runs committed while it was down are read back
+ * from the outbox when it is up again. The embedded database is one process: PGlite delivers
+ * the same notification to its own listeners after the commit.
+ */
+import { sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DatabaseHandle } from '../db/client.ts';
+import {
+  findRunChange,
+  findRunsSince,
+  latestChangeSequence,
+  type RunChangeRow,
+} from '../db/repositories/catalogue-changes.ts';
+import type { Database } from '../db/types.ts';
+import type { Logger } from '../logger.ts';
+import { isMarketCode, type MarketCode } from '../markets.ts';
+
+/** The notification channel; its payload is a run id. */
+export const CATALOGUE_CHANGES_CHANNEL = 'catalogue_changes';
+
+/** What one committed run changed in the catalogue. */
+export interface CatalogueChange {
+  runId: string;
+  market: MarketCode;
+  shopId: number;
+  /** Every product whose offers in the market the run changed. */
+  productIds: number[];
+}
+
+export type CatalogueChangeHandler = (change: CatalogueChange) => void | Promise<void>;
+
+export interface CatalogueChanges {
+  /** Calls `handler` with each run committed from now on, in the order heard; unsubscribes. */
+  subscribe(handler: CatalogueChangeHandler): () => void;
+  /** Settles once the first attempt to listen has succeeded or failed (tests wait for it). */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Announces the run to every process once its transaction commits. Call it inside the run's
+ * transaction, after its outbox rows are written, and only when it wrote some: a run that
+ * changed nothing has nothing to announce.
+ */
+export async function announceRun(trx: Transaction<Database>, runId: string): Promise<void> {
+  await sql`select pg_notify(${CATALOGUE_CHANGES_CHANNEL}, ${runId})`.execute(trx);
+}
+
+/** Reconnection delays on a server: doubling from the first, capped. */
+export interface ReconnectDelays {
+  firstMs: number;
+  maxMs: number;
+}
+
+const DEFAULT_DELAYS: ReconnectDelays = { firstMs: 250, maxMs: 10_000 };
+
+export function followCatalogueChanges(
+  database: DatabaseHandle,
+  logger: Logger,
+  delays: ReconnectDelays = DEFAULT_DELAYS,
+): CatalogueChanges {
+  const handlers = new Set<CatalogueChangeHandler>();
+  const heardUpTo: { sequence: string | undefined } = { sequence: undefined };
+  // Runs are handled one after the other, in the order heard.
+  let handled: Promise<void> = Promise.resolve();
+  const heard = (runId: string) => {
+    handled = handled.then(() => deliver(runId));
+  };
+
+  async function deliver(runId: string): Promise<void> {
+    let row: RunChangeRow | undefined;
+    try {
+      row = await findRunChange(database.db, runId);
+    } catch (error) {
+      logger.error({ err: error, runId }, 'catalogue changes: could not read the run’s changes');
+      return;
+    }
+    // A rerun that changed nothing wrote no outbox rows: nothing to follow.
+    if (row === undefined || !isMarketCode(row.market)) return;
+    if (
+      heardUpTo.sequence === undefined ||
+      BigInt(row.last_sequence) > BigInt(heardUpTo.sequence)
+    ) {
+      heardUpTo.sequence = row.last_sequence;
+    }
+    const change = { runId, market: row.market, shopId: row.shop_id, productIds: row.product_ids };
+    for (const handler of handlers) {
+      try {
+        await handler(change);
+      } catch (error) {
+        logger.error({ err: error, runId }, 'catalogue changes: a subscriber failed');
+      }
+    }
+  }
+
+  const source =
+    database.kind === 'embedded' && database.pglite
+      ? listenEmbedded(database, heard)
+      : listenOnServer(database, logger, delays, heard, heardUpTo);
+
+  return {
+    subscribe(handler) {
+      handlers.add(handler);
+      return () => handlers.delete(handler);
+    },
+    ready: source.ready,
+    async close() {
+      handlers.clear();
+      await source.close();
+      await handled;
+    },
+  };
+}
+
+interface Source {
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+function listenEmbedded(database: DatabaseHandle, heard: (runId: string) => void): Source {
+  const unlisten = database.pglite!.listen(CATALOGUE_CHANGES_CHANNEL, heard);
+  return {
+    ready: unlisten.then(() => undefined),
+    async close() {
+      await (
+        await unlisten
+      )();
+    },
+  };
+}
+
+/** Outbox rows read again before the last one heard, after a lost connection. */
+const REPLAY_MARGIN_ROWS = 5000;
+
+/**
+ * A connection of its own (LISTEN holds it for the process's life, which a pooled one must
+ * not), reopened after any failure; never throws, never stops the process. After a lost
+ * connection the runs since the last one heard are announced again (some twice: following a
+ * run must be idempotent).
+ */
+function listenOnServer(
+  database: DatabaseHandle,
+  logger: Logger,
+  delays: ReconnectDelays,
+  heard: (runId: string) => void,
+  heardUpTo: { sequence: string | undefined },
+): Source {
+  let current: pg.Client | undefined;
+  let closed = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+  let listening: Promise<void> = open();
+  const ready = listening;
+
+  async function open(): Promise<void> {
+    const next = new pg.Client({
+      connectionString: database.pool.options.connectionString,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    });
+    current = next;
+    next.on('notification', ({ channel, payload }) => {
+      if (channel === CATALOGUE_CHANGES_CHANNEL && payload) heard(payload);
+    });
+    next.on('error', (error) => lost(next, error));
+    next.on('end', () => lost(next, new Error('the connection ended')));
+    try {
+      await next.connect();
+      await next.query(`listen ${CATALOGUE_CHANGES_CHANNEL}`);
+    } catch (error) {
+      lost(next, error);
+      return;
+    }
+    if (closed) return;
+    const reconnected = failures > 0;
+    if (reconnected) {
+      logger.info({ channel: CATALOGUE_CHANGES_CHANNEL }, 'catalogue changes: listening again');
+      failures = 0;
+    }
+    try {
+      // Listening for the first time: what the outbox holds is the past, nothing to replay.
+      if (heardUpTo.sequence === undefined) {
+        heardUpTo.sequence = (await latestChangeSequence(database.db)) ?? '0';
+      } else if (reconnected) {
+        for (const runId of await findRunsSince(
+          database.db,
+          heardUpTo.sequence,
+          REPLAY_MARGIN_ROWS,
+        )) {
+          heard(runId);
+        }
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'catalogue changes: could not read the runs missed');
+    }
+  }
+
+  function lost(which: pg.Client, error: unknown): void {
+    if (closed || which !== current) return;
+    current = undefined;
+    which.removeAllListeners('end');
+    void which.end().catch(() => undefined);
+    const delay = Math.min(delays.firstMs * 2 ** failures, delays.maxMs);
+    failures++;
+    // The first failure of an outage is a warning; the retries that follow are quieter.
+    (failures === 1 ? logger.warn : logger.debug).call(
+      logger,
+      { err: error, channel: CATALOGUE_CHANGES_CHANNEL, retryInMs: delay },
+      'catalogue changes: not listening, reconnecting',
+    );
+    retry = setTimeout(() => {
+      retry = undefined;
+      listening = open();
+    }, delay);
+    retry.unref();
+  }
+
+  return {
+    ready,
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      await listening;
+      const last = current;
+      current = undefined;
+      await last?.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Reading the outbox (`catalogue_changes`, one row per run, product and market): what a run
+ * changed, for every process that hears of it (src/changes/catalogue-changes.ts).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../types.ts';
+
+export interface RunChangeRow {
+  market: string;
+  /** The run's shop: every offer a run changes is its shop's. */
+  shop_id: number;
+  product_ids: number[];
+  /** The run's last outbox position (a bigint, as text). */
+  last_sequence: string;
+}
+
+/** The run's market, shop and changed products; undefined when it changed nothing. */
+export async function findRunChange(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<RunChangeRow | undefined> {
+  const { rows } = await sql<RunChangeRow>`
+    select c.market, array_agg(c.product_id order by c.product_id) as product_ids,
+           max(c.sequence)::text as last_sequence,
+           (select o.shop_id
+              from catalogue_changes r
+             cross join lateral unnest(r.added_offer_ids || r.updated_offer_ids
+                                       || r.withdrawn_offer_ids) as changed (offer_id)
+              join offers o on o.id = changed.offer_id
+             where r.run_id = ${runId}
+             limit 1) as shop_id
+      from catalogue_changes c
+     where c.run_id = ${runId}
+     group by c.market`.execute(db);
+  return rows[0];
+}
+
+/** The outbox's last position (a bigint, as text), or undefined while it is empty. */
+export async function latestChangeSequence(db: Kysely<Database>): Promise<string | undefined> {
+  const { rows } = await sql<{ sequence: string | null }>`
+    select max(sequence)::text as sequence from catalogue_changes`.execute(db);
+  return rows[0]?.sequence ?? undefined;
+}
+
+/**
+ * The runs with outbox rows past `sequence` less `margin` positions, oldest first. Positions
+ * are taken as rows are written, and runs of different shops commit in any order: a run
+ * committed late may sit a little before the last position heard, which the margin covers.
+ */
+export async function findRunsSince(
+  db: Kysely<Database>,
+  sequence: string,
+  margin: number,
+): Promise<string[]> {
+  const { rows } = await sql<{ run_id: string }>`
+    select run_id from catalogue_changes
+     where sequence > ${sequence}::bigint - ${margin}
+     group by run_id
+     order by min(sequence)`.execute(db);
+  return rows.map((row) => row.run_id);
+}
