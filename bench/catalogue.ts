@@ -7,9 +7,32 @@ import pg from 'pg';
 import type { SeedScale } from '../src/config.ts';
 import { SCALES } from '../seeds/scales.ts';
 
-export function catalogueUrl(serverUrl: string, scale: SeedScale): string {
+const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** The benches' `--server-url` option and its environment variable, as their help states them. */
+export const SERVER_URL_OPTION = {
+  type: 'string',
+  value: 'URL',
+  description: 'the PostgreSQL server (default: BENCH_SERVER_URL)',
+} as const;
+
+export const SERVER_URL_ENVIRONMENT = {
+  names: ['BENCH_SERVER_URL'],
+  meaning: `the PostgreSQL server, when --server-url is not given (default: ${DEFAULT_SERVER_URL})`,
+};
+
+/** The server a bench runs on: `--server-url`, else BENCH_SERVER_URL, else the local one. */
+export function benchServerUrl(option: string | undefined): string {
+  return option ?? process.env.BENCH_SERVER_URL ?? DEFAULT_SERVER_URL;
+}
+
+export function catalogueUrl(
+  serverUrl: string,
+  scale: SeedScale,
+  database = `catalogue_${scale}`,
+): string {
   const url = new URL(serverUrl);
-  url.pathname = `/catalogue_${scale}`;
+  url.pathname = `/${database}`;
   return url.toString();
 }
 
@@ -66,22 +89,27 @@ function runMain(url: string, args: string[]): Promise<void> {
   });
 }
 
-/** The URL of a database holding the scale's catalogue, seeding it first when needed. */
+/**
+ * The URL of a database holding the scale's catalogue, seeding it first when needed. A bench
+ * that writes to its catalogue (npm run bench:feeds) names a database of its own, so the
+ * reading benches keep measuring the seeded catalogue.
+ */
 export async function prepareCatalogue(
   serverUrl: string,
   scale: SeedScale,
   log: (line: string) => void,
+  database = `catalogue_${scale}`,
 ): Promise<string> {
-  const url = catalogueUrl(serverUrl, scale);
-  await ensureDatabaseExists(serverUrl, `catalogue_${scale}`);
+  const url = catalogueUrl(serverUrl, scale, database);
+  await ensureDatabaseExists(serverUrl, database);
   const reason = await staleReason(url, scale);
   if (reason === null) {
-    log(`catalogue_${scale}: reusing the seeded ${scale} catalogue`);
+    log(`${database}: reusing the seeded ${scale} catalogue`);
     // A migration added since it was seeded (an index, say) is applied now, not at the
     // gateway's start, which the benchmark times.
     await runMain(url, ['migrate']);
   } else {
-    log(`catalogue_${scale}: ${reason}; seeding the ${scale} scale`);
+    log(`${database}: ${reason}; seeding the ${scale} scale`);
     await runMain(url, ['seed', '--scale', scale, '--force']);
   }
   return url;

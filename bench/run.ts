@@ -15,7 +15,12 @@ import pg from 'pg';
 import { readCommandLine, type CommandSpec, type OptionSpec } from '../src/cli/command-line.ts';
 import { exitOnFailure } from '../src/cli/errors.ts';
 import { productsRoute } from '../src/rest/routes/products.ts';
-import { prepareCatalogue } from './catalogue.ts';
+import {
+  benchServerUrl,
+  prepareCatalogue,
+  SERVER_URL_ENVIRONMENT,
+  SERVER_URL_OPTION,
+} from './catalogue.ts';
 import { runLoad } from './load.ts';
 import { millisecondsBetween, openPostgresTime, type PostgresTime } from './postgres-time.ts';
 import {
@@ -42,8 +47,6 @@ import {
 import { checkTargets } from './targets.ts';
 import { verifySameResponses, verifySameRows } from './verify.ts';
 import { MARKET, PARTNER, readWorkloadInputs, workloads, type Workload } from './workloads.ts';
-
-const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const BENCH = {
   invocation: 'npm run bench --',
@@ -95,18 +98,9 @@ const BENCH = {
       type: 'boolean',
       description: "write the gateway's CPU profiles to bench/profiles/",
     },
-    'server-url': {
-      type: 'string',
-      value: 'URL',
-      description: 'the PostgreSQL server (default: BENCH_SERVER_URL)',
-    },
+    'server-url': SERVER_URL_OPTION,
   },
-  environment: [
-    {
-      names: ['BENCH_SERVER_URL'],
-      meaning: `the PostgreSQL server, when --server-url is not given (default: ${DEFAULT_SERVER_URL})`,
-    },
-  ],
+  environment: [SERVER_URL_ENVIRONMENT],
 } satisfies CommandSpec<Record<string, OptionSpec>>;
 
 const values = readCommandLine(BENCH, process.argv.slice(2));
@@ -115,7 +109,7 @@ const rounds = Number(values.rounds);
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
 const only = values.only?.split(',');
-const serverUrl = values['server-url'] ?? process.env.BENCH_SERVER_URL ?? DEFAULT_SERVER_URL;
+const serverUrl = benchServerUrl(values['server-url']);
 
 const log = (line: string) => process.stderr.write(`bench  ${line}\n`);
 

@@ -1,0 +1,105 @@
+/**
+ * `npm run bench:feeds [-- --quick --only full,many,memory --rounds N --concurrency C]`: feed
+ * ingestion against performance.md's feed targets, on the bench-scale catalogue in a
+ * database of its own on the Postgres server (`catalogue_bench_feeds`, seeded once and reused
+ * like `npm run bench`'s; the feeds write to it, so the reading benches keep theirs as
+ * seeded). Prints the machine, each part's progress, and the table of measured vs target.
+ */
+import os from 'node:os';
+import { readCommandLine, type CommandSpec, type OptionSpec } from '../src/cli/command-line.ts';
+import { exitOnFailure } from '../src/cli/errors.ts';
+import {
+  benchServerUrl,
+  prepareCatalogue,
+  SERVER_URL_ENVIRONMENT,
+  SERVER_URL_OPTION,
+} from './catalogue.ts';
+import { feedTargetTable } from './feeds/report.ts';
+import {
+  FEED_BENCH_PARTS,
+  FULL_SIZES,
+  QUICK_SIZES,
+  runFeedBench,
+  type FeedBenchPart,
+} from './feeds/run-bench.ts';
+
+const DATABASE = 'catalogue_bench_feeds';
+
+const BENCH_FEEDS = {
+  invocation: 'npm run bench:feeds --',
+  summary:
+    'Seeds (or reuses) the bench-scale catalogue in its own database on the PostgreSQL\n' +
+    "server, then measures feed ingestion: one shop's full feed of 100,000 rows with 10 %\n" +
+    'of prices changed (beside reading it alone and a COPY + UPDATE baseline), 1,000,000\n' +
+    "offer changes across many shops' feeds side by side, and the feed command's memory\n" +
+    'applying a 500 MB feed; prints measured against targets (docs/benchmarks.md).',
+  options: {
+    quick: { type: 'boolean', description: 'small sizes: every part in seconds (a smoke test)' },
+    only: {
+      type: 'string',
+      value: 'PARTS',
+      description: `only these parts, comma-separated: ${FEED_BENCH_PARTS.join(', ')}`,
+    },
+    rounds: {
+      type: 'string',
+      value: 'N',
+      description: `rounds of the full feed (default ${FULL_SIZES.rounds}, quick ${QUICK_SIZES.rounds})`,
+      range: [1, 100],
+    },
+    concurrency: {
+      type: 'string',
+      value: 'C',
+      default: String(FULL_SIZES.concurrency),
+      description: "shops' feeds applied at a time",
+      range: [1, 64],
+    },
+    'server-url': SERVER_URL_OPTION,
+  },
+  environment: [SERVER_URL_ENVIRONMENT],
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+const values = readCommandLine(BENCH_FEEDS, process.argv.slice(2));
+const serverUrl = benchServerUrl(values['server-url']);
+const base = values.quick ? QUICK_SIZES : FULL_SIZES;
+const sizes = {
+  ...base,
+  rounds: values.rounds ? Number(values.rounds) : base.rounds,
+  concurrency: Number(values.concurrency),
+};
+const parts = values.only?.split(',').map((part) => part.trim()) ?? [...FEED_BENCH_PARTS];
+for (const part of parts) {
+  if (!(FEED_BENCH_PARTS as readonly string[]).includes(part)) {
+    throw new Error(`--only: no part ${part}; the parts are ${FEED_BENCH_PARTS.join(', ')}`);
+  }
+}
+
+const log = (line: string) => process.stderr.write(`bench:feeds  ${line}\n`);
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+async function main() {
+  const machine =
+    `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ` +
+    `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+  log(`${machine}, load average ${loadAverage()}`);
+  const databaseUrl = await prepareCatalogue(serverUrl, 'bench', log, DATABASE);
+  const started = performance.now();
+  const results = await runFeedBench({
+    databaseUrl,
+    sizes,
+    parts: parts as FeedBenchPart[],
+    log,
+  });
+  const minutes = (performance.now() - started) / 60_000;
+  console.log(`\n## Feeds in${values.quick ? ' (quick sizes)' : ''}: ${DATABASE}\n`);
+  console.log(
+    `Machine: ${machine}. Load average after: ${loadAverage()} (1, 5, 15 min). ` +
+      `Whole run ${minutes.toFixed(1)} min.\n`,
+  );
+  console.log(feedTargetTable(results, sizes));
+}
+
+main().catch(exitOnFailure);
