@@ -128,6 +128,10 @@ export async function matchStagedItems(trx: Transaction<Database>): Promise<numb
               join products p on p.brand_id = b.id
              where s.product_id is null and s.mpn is not null
                and lower(b.name) = lower(s.brand) and upper(p.mpn) = upper(s.mpn)`.execute(trx);
+  // Again, now that rows have products: with the first statistics (no row matched) the
+  // planner took the withdrawal's anti join as a nested loop, the shop's offers times the
+  // feed's rows (49 of 53 s for 55,000 rows; a hash anti join takes 0.2 s).
+  await sql.raw(`analyze ${STAGED_ITEMS}`).execute(trx);
   const { rows } = await sql<{ unmatched: number }>`
     select count(*)::integer as unmatched from ${sql.table(STAGED_ITEMS)}
      where product_id is null`.execute(trx);
