@@ -25,7 +25,7 @@ import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createReadiness } from './http/readiness.ts';
 import { createRouter } from './http/router.ts';
 import type { Logger } from './logger.ts';
-import { createMetrics } from './metrics.ts';
+import { createMetrics, type AppMetrics } from './metrics.ts';
 import { createProxyTrust } from './proxy-trust.ts';
 import { createRequestLog, noteCacheLookup } from './request-log.ts';
 import { createDocsPages } from './rest/docs-page.ts';
@@ -47,26 +47,7 @@ export interface AppDependencies {
 export function createApp({ config, database, logger, draining }: AppDependencies) {
   database.limitStatements(config.statementTimeoutMs);
   const metrics = createMetrics(database);
-  const responseCache = createResponseCache(
-    config,
-    schema,
-    logger.child({ component: 'response-cache' }),
-    {
-      lookup: (hit) => {
-        metrics.responseCacheLookup(hit);
-        noteCacheLookup(hit);
-      },
-      error: metrics.responseCacheError,
-      invalidation: metrics.responseCacheInvalidation,
-    },
-  );
-  // Every process drops what each feed run made stale from its own cache (in Redis, the
-  // same entries once per process: idempotent, and it covers answers this process stored
-  // from a read that overlapped the run's commit).
-  const changes = responseCache
-    ? followCatalogueChanges(database, logger.child({ component: 'catalogue-changes' }))
-    : undefined;
-  changes?.subscribe((change) => responseCache?.invalidate(change));
+  const { responseCache, changes } = createFollowingCache(config, database, logger, metrics);
   const graphiqlAssets = createGraphiQLAssets();
   const yoga = createGraphQLServer({
     config,
@@ -147,3 +128,33 @@ export function createApp({ config, database, logger, draining }: AppDependencie
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** The response cache, and what keeps it following the catalogue's changes. */
+function createFollowingCache(
+  config: Config,
+  database: DatabaseHandle,
+  logger: Logger,
+  metrics: AppMetrics,
+) {
+  const responseCache = createResponseCache(
+    config,
+    schema,
+    logger.child({ component: 'response-cache' }),
+    {
+      lookup: (hit) => {
+        metrics.responseCacheLookup(hit);
+        noteCacheLookup(hit);
+      },
+      error: metrics.responseCacheError,
+      invalidation: metrics.responseCacheInvalidation,
+    },
+  );
+  // Every process drops what each feed run made stale from its own cache (in Redis, the
+  // same entries once per process: idempotent, and it covers answers this process stored
+  // from a read that overlapped the run's commit).
+  const changes = responseCache
+    ? followCatalogueChanges(database, logger.child({ component: 'catalogue-changes' }))
+    : undefined;
+  changes?.subscribe((change) => responseCache?.invalidate(change));
+  return { responseCache, changes };
+}

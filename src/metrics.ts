@@ -116,20 +116,9 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     registers,
   });
 
-  const feedRuns = new Counter({
-    name: 'catalogue_feed_runs_total',
-    help: 'Feed runs finished in this process, by kind (full, push) and state (applied, rejected, failed).',
-    labelNames: ['kind', 'state'] as const,
-    registers,
-  });
-  const feedRunSeconds = new Histogram({
-    name: 'catalogue_feed_run_seconds',
-    help: 'Time from a run’s receipt (its upload began) to its end: how soon the catalogue follows a shop.',
-    labelNames: ['kind'] as const,
-    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
-    registers,
-  });
+  const feedRunFinished = feedRunMetrics(registers);
 
+  // A merged registry holds the metrics registered so far: every one is registered above.
   const exposed = Registry.merge([registry, processMetrics()]);
 
   return {
@@ -156,15 +145,33 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     tokenClientWarning() {
       tokenClientWarnings.inc();
     },
-    feedRunFinished(kind, state, seconds) {
-      feedRuns.inc({ kind, state });
-      feedRunSeconds.observe({ kind }, seconds);
-    },
+    feedRunFinished,
     async respond() {
       return bufferedResponse(200, await exposed.metrics(), {
         'content-type': exposed.contentType,
       });
     },
+  };
+}
+
+/** Feed runs by kind and state, and how long from a run's receipt to its end. */
+function feedRunMetrics(registers: Registry[]): AppMetrics['feedRunFinished'] {
+  const runs = new Counter({
+    name: 'catalogue_feed_runs_total',
+    help: 'Feed runs finished in this process, by kind (full, push) and state (applied, rejected, failed).',
+    labelNames: ['kind', 'state'] as const,
+    registers,
+  });
+  const seconds = new Histogram({
+    name: 'catalogue_feed_run_seconds',
+    help: 'Time from a run’s receipt (its upload began) to its end: how soon the catalogue follows a shop.',
+    labelNames: ['kind'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
+    registers,
+  });
+  return (kind, state, taken) => {
+    runs.inc({ kind, state });
+    seconds.observe({ kind }, taken);
   };
 }
 

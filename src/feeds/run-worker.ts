@@ -14,6 +14,7 @@ import {
   removeFeedRunBody,
   startFeedRun,
   type FeedRunRow,
+  type FinishedFeedRun,
 } from '../db/repositories/feed-runs.ts';
 import { tryLockShopRuns, unlockShopRuns } from '../db/repositories/feed-run-locks.ts';
 import { databaseConnectionFailure } from '../db/connection-errors.ts';
@@ -52,103 +53,103 @@ export interface RunWorker {
   stop(graceMs: number): Promise<number[]>;
 }
 
+/** What applying one run needs of its worker. */
+interface RunTurn {
+  options: RunWorkerOptions;
+  /** Whether the worker is rolling its runs back to stop. */
+  interrupting(): boolean;
+  /** Shops whose runs were handed back, for the queue to send again. */
+  handedBack: Set<number>;
+}
+
+/** A stored body, read in the run's transaction; a stopping worker's read hands it back. */
+async function* storedBody(turn: RunTurn, trx: Kysely<Database>, runId: string) {
+  for await (const chunk of readFeedRunBody(trx, runId)) {
+    if (turn.interrupting()) throw new HandedBack(`run ${runId} handed back`);
+    yield chunk;
+  }
+}
+
+async function finish(turn: RunTurn, conn: Kysely<Database>, report: FeedRunReport) {
+  if (report.state !== 'applied') {
+    await finishFeedRun(conn, report.runId, finishedRun(report));
+  }
+  await removeFeedRunBody(conn, report.runId);
+  turn.options.logger.info(
+    { runId: report.runId, shopId: report.shopId, state: report.state, counts: report.counts },
+    'feed run finished',
+  );
+  turn.options.onFinished?.(report);
+}
+
+function finishedRun(report: FeedRunReport): FinishedFeedRun {
+  return {
+    state: report.state as FinishedFeedRun['state'],
+    finishedAt: report.finishedAt ?? new Date().toISOString(),
+    reason: report.reason,
+    counts: report.counts,
+    rejectedRows: report.rejectedRows,
+    ignoredColumns: report.ignoredColumns,
+  };
+}
+
+async function applyRun(turn: RunTurn, conn: Kysely<Database>, run: FeedRunRow): Promise<void> {
+  const { options } = turn;
+  if (run.state === 'running' && run.attempts >= MAX_ATTEMPTS) {
+    const reason = `interrupted ${run.attempts} times (a process stopped or the database restarted mid-run): not applied`;
+    await finish(turn, conn, failedReport(run, reason));
+    return;
+  }
+  await startFeedRun(conn, run.run_id);
+  let report: FeedRunReport;
+  try {
+    report = await runFeed(conn, {
+      runId: run.run_id,
+      shopId: run.shop_id,
+      kind: run.kind,
+      format: run.format as RunFormat,
+      gzip: run.gzip,
+      receivedAt: run.received_at,
+      body: (trx) => storedBody(turn, trx, run.run_id),
+      withdrawItemIds: run.withdraw_item_ids,
+      maxRejectedShare: run.kind === 'full' ? options.maxRejectedShare : 1,
+      recordApplied: (trx, applied) => finishFeedRun(trx, run.run_id, finishedRun(applied)),
+      onApplied: (applied) => options.onApplied?.(applied, run.shop_id),
+    });
+  } catch (error) {
+    if (error instanceof HandedBack) {
+      await handBackFeedRun(conn, run.run_id);
+      turn.handedBack.add(run.shop_id);
+      throw error;
+    }
+    // The database went away: the run stays `running`, and is started again.
+    if (databaseConnectionFailure(error) !== undefined) throw error;
+    options.logger.error({ err: error, runId: run.run_id }, 'feed run failed');
+    const reason =
+      error instanceof UnknownShopError
+        ? error.message
+        : `could not be applied: ${(error as Error).message}`;
+    report = failedReport(run, reason);
+  }
+  await finish(turn, conn, report);
+}
+
 export function createRunWorker(options: RunWorkerOptions): RunWorker {
-  const { db, logger } = options;
+  const { db } = options;
   /** Shops this process works on, and whether more runs came while it did. */
   const working = new Map<number, { again: boolean; done: Promise<void> }>();
-  const handedBack = new Set<number>();
   let stopping = false;
   let interrupting = false;
+  const turn: RunTurn = { options, interrupting: () => interrupting, handedBack: new Set() };
 
-  /** A stored body, read in the run's transaction; a stopping worker's read hands it back. */
-  async function* storedBody(trx: Kysely<Database>, runId: string) {
-    for await (const chunk of readFeedRunBody(trx, runId)) {
-      if (interrupting) throw new HandedBack(`run ${runId} handed back`);
-      yield chunk;
-    }
-  }
-
-  async function finish(conn: Kysely<Database>, report: FeedRunReport): Promise<void> {
-    if (report.state !== 'applied') {
-      await finishFeedRun(conn, report.runId, {
-        state: report.state as 'rejected' | 'failed',
-        finishedAt: report.finishedAt ?? new Date().toISOString(),
-        reason: report.reason,
-        counts: report.counts,
-        rejectedRows: report.rejectedRows,
-        ignoredColumns: report.ignoredColumns,
-      });
-    }
-    await removeFeedRunBody(conn, report.runId);
-    logger.info(
-      { runId: report.runId, shopId: report.shopId, state: report.state, counts: report.counts },
-      'feed run finished',
-    );
-    options.onFinished?.(report);
-  }
-
-  async function applyRun(conn: Kysely<Database>, run: FeedRunRow): Promise<void> {
-    if (run.state === 'running' && run.attempts >= MAX_ATTEMPTS) {
-      await finish(
-        conn,
-        failedReport(
-          run,
-          `interrupted ${run.attempts} times (a process stopped or the database restarted mid-run): not applied`,
-        ),
-      );
-      return;
-    }
-    await startFeedRun(conn, run.run_id);
-    let report: FeedRunReport;
-    try {
-      report = await runFeed(conn, {
-        runId: run.run_id,
-        shopId: run.shop_id,
-        kind: run.kind,
-        format: run.format as RunFormat,
-        gzip: run.gzip,
-        receivedAt: run.received_at,
-        body: (trx) => storedBody(trx, run.run_id),
-        withdrawItemIds: run.withdraw_item_ids,
-        maxRejectedShare: run.kind === 'full' ? options.maxRejectedShare : 1,
-        recordApplied: (trx, applied) =>
-          finishFeedRun(trx, run.run_id, {
-            state: 'applied',
-            finishedAt: applied.finishedAt!,
-            reason: null,
-            counts: applied.counts,
-            rejectedRows: applied.rejectedRows,
-            ignoredColumns: applied.ignoredColumns,
-          }),
-        onApplied: (applied) => options.onApplied?.(applied, run.shop_id),
-      });
-    } catch (error) {
-      if (error instanceof HandedBack) {
-        await handBackFeedRun(conn, run.run_id);
-        handedBack.add(run.shop_id);
-        throw error;
-      }
-      // The database went away: the run stays `running`, and is started again.
-      if (databaseConnectionFailure(error) !== undefined) throw error;
-      logger.error({ err: error, runId: run.run_id }, 'feed run failed');
-      report = failedReport(
-        run,
-        error instanceof UnknownShopError
-          ? error.message
-          : `could not be applied: ${(error as Error).message}`,
-      );
-    }
-    await finish(conn, report);
-  }
-
-  /** One turn with the shop's lock: its next run applied; false when there was none or no lock. */
+  /** One turn with the shop's lock: its next run applied, or none left, or the lock held elsewhere. */
   async function applyNext(shopId: number): Promise<'applied' | 'none' | 'busy'> {
     return db.connection().execute(async (conn) => {
       if (!(await tryLockShopRuns(conn, shopId))) return 'busy';
       try {
         const run = await findNextUnfinishedRun(conn, shopId);
         if (run === undefined) return 'none';
-        await applyRun(conn, run);
+        await applyRun(turn, conn, run);
         return 'applied';
       } finally {
         await unlockShopRuns(conn, shopId);
@@ -159,10 +160,10 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   async function drainShop(shopId: number, state: { again: boolean }): Promise<void> {
     while (!stopping) {
       state.again = false;
-      const turn = await applyNext(shopId);
-      if (turn === 'busy') return;
+      const outcome = await applyNext(shopId);
+      if (outcome === 'busy') return;
       // Runs queued while the lock was held but after the last look: one more look.
-      if (turn === 'none' && !state.again && !(await hasUnfinished(shopId))) return;
+      if (outcome === 'none' && !state.again && !(await hasUnfinished(shopId))) return;
     }
   }
 
@@ -199,7 +200,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         await running;
       }
       clearTimeout(timer);
-      return [...handedBack];
+      return [...turn.handedBack];
     },
   };
 }
