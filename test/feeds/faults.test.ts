@@ -8,8 +8,10 @@
  *
  * "In the middle" is made certain, not hoped for: the test's own session holds a lock the run
  * needs (a row of the shop's offers the feed changes, or the shops table), and the signal or
- * restart comes once the run's session is seen waiting for it inside its transaction. What
- * the offers should be is worked out from the feed's own rows, not read from the service.
+ * restart comes once the run's session is seen waiting for it inside its transaction. Once,
+ * nothing is held: a long run is killed as soon as it has written in its transaction, and
+ * whichever side of its commit the kill fell, the run's record and the offers agree. What the
+ * offers should be is worked out from the feed's own rows, not read from the service.
  *
  * The process cases need a server database (and the restart a scratch cluster of the server's
  * binaries): they run on the server pass only, as the other server-only cases do. A run given
@@ -110,9 +112,14 @@ interface ChangingFeed {
 /**
  * The shop's plain offers (no sale, no shipping price, in stock) with three of them dearer,
  * two left out (withdrawn by a full feed, as is every offer not in it), and new items for
- * products the shop does not offer yet.
+ * products the shop does not offer yet: one each, and `moreItems` more spread over them (a
+ * shop may sell a product under several items), for a run that takes a while.
  */
-async function changingFeed(db: Kysely<Database>, shopId: number): Promise<ChangingFeed> {
+async function changingFeed(
+  db: Kysely<Database>,
+  shopId: number,
+  moreItems = 0,
+): Promise<ChangingFeed> {
   const before = await offersOf(db, shopId);
   const productOf = new Map(before.map((row) => [row.item_id, row.product_id]));
   const plain = (await feedOfShop(db, shopId)).filter(
@@ -124,21 +131,19 @@ async function changingFeed(db: Kysely<Database>, shopId: number): Promise<Chang
     .map((item, index) => (index < 3 ? { ...item, price: item.price + 10 } : item));
   const products = await productsNotAtShop(db, shopId, 'gtin', 40);
   expect(products.length).toBeGreaterThan(10);
-  const added = products.map((product, index) =>
-    newItem(`fault-${shopId}-${index}`, product, 100 + index),
-  );
+  const added = Array.from({ length: products.length + moreItems }, (_, index) => {
+    const product = products[index % products.length]!;
+    productOf.set(`fault-${shopId}-${index}`, product.productId);
+    return newItem(`fault-${shopId}-${index}`, product, 100 + (index % 500));
+  });
   const items: FeedItem[] = [...kept, ...added];
-  const productIds = [
-    ...kept.map((item) => productOf.get(item.itemId)!),
-    ...products.map((product) => product.productId),
-  ];
   return {
     body: itemsTsv(items, 'SEK'),
     changedItemId: kept[0]!.itemId,
     live: Object.fromEntries(
-      items.map((item, index) => [
+      items.map((item) => [
         item.itemId,
-        { productId: productIds[index]!, price: item.price },
+        { productId: productOf.get(item.itemId)!, price: item.price },
       ]),
     ),
   };
@@ -400,6 +405,54 @@ describe(`feed runs under faults on ${databaseKind}`, () => {
 
       const next = await startService(test, database.url!);
       await expectApplied(db, run, 2, next);
+    },
+    CASE_TIMEOUT_MS,
+  );
+
+  onServer(
+    'SIGKILL once a long run has written in its transaction, with nothing held: the run and the offers are both as before, or both applied; the next process leaves it applied',
+    async (test) => {
+      const { db } = database;
+      const url = database.url!;
+      const shopId = shops[4]!;
+      const feed = await changingFeed(db, shopId, 10_000);
+      const before = await offersOf(db, shopId);
+      const first = await startService(test, url);
+      const runId = await putFeed(
+        first,
+        await shopToken(db, first.send, shopId),
+        shopId,
+        feed.body,
+      );
+      // The run's session has written (its staged rows) in its open transaction; the kill
+      // may still come after its commit on a fast machine, and then the run must say so.
+      await vi.waitFor(
+        async () => expect(await runSession(db, shopId)).toMatchObject({ wrote: true }),
+        {
+          timeout: PATIENCE_MS,
+          interval: 10,
+        },
+      );
+      first.process.child.kill('SIGKILL');
+      await first.process.exited;
+      await vi.waitFor(async () => expect(await runSession(db, shopId)).toBeUndefined(), {
+        timeout: PATIENCE_MS,
+        interval: 50,
+      });
+      const killed = await runOf(db, runId);
+      const offers = await offersOf(db, shopId);
+      console.info(
+        `killed mid-run: the run was left ${killed.state} (attempts ${killed.attempts})`,
+      );
+      if (killed.state === 'applied') {
+        expect(liveOffers(offers)).toEqual(feed.live);
+      } else {
+        expect(killed).toMatchObject({ state: 'running', attempts: 1 });
+        expect(offers).toEqual(before);
+      }
+
+      const next = await startService(test, url);
+      await expectApplied(db, { runId, shopId, feed }, killed.state === 'applied' ? 1 : 2, next);
     },
     CASE_TIMEOUT_MS,
   );
