@@ -483,11 +483,11 @@ describe(`feed runs under faults on ${databaseKind}`, () => {
       const shopId = shops[3]!;
       const feed = await changingFeed(db, shopId);
       const before = await offersOf(db, shopId);
-      // A grace of 5 s (half the drain time); the run waits for the test's lock beyond it, and
+      // A grace of 8 s (half the drain time); the run waits for the test's lock beyond it, and
       // is handed back within the other half. Its shop is read before its transaction, under
       // the service's statement timeout (5 s): unbounded here, or the wait would fail the run.
       const first = await startService(test, url, {
-        SHUTDOWN_DRAIN_SECONDS: '10',
+        SHUTDOWN_DRAIN_SECONDS: '16',
         STATEMENT_TIMEOUT_MS: '0',
       });
       const token = await shopToken(db, first.send, shopId);
