@@ -14,6 +14,7 @@ import {
   findShopsWithUnfinishedRuns,
   removeFeedRunLeftovers,
 } from '../db/repositories/feed-runs.ts';
+import { databaseConnectionFailure } from '../db/connection-errors.ts';
 import type { Database } from '../db/types.ts';
 import type { Logger } from '../logger.ts';
 import type { RunWorker } from './run-worker.ts';
@@ -22,6 +23,17 @@ const QUEUE = 'feed-runs';
 
 /** How often each process looks for runs nobody saw to (a job lost with its process). */
 const SWEEP_INTERVAL_MS = 30_000;
+
+/**
+ * The statements pg-boss 10 runs once a job's handler has settled, marking the job completed or
+ * failed, without awaiting them (Manager#watch): if the database is gone at that moment (a
+ * restart under a run), their rejection reaches no one, and an unhandled rejection ends the
+ * process. Told apart by their text (pg-boss's plans.js completeJobs and failJobsById).
+ */
+const UNAWAITED_JOB_ENDINGS = [
+  /\bSET completed_on = now\(\),\s+state = 'completed'/,
+  /\bDELETE FROM \S+\.job\s+WHERE name = \$1 AND id IN \(SELECT UNNEST\(\$2::uuid\[\]\)\)/,
+];
 
 export interface RunQueueOptions {
   db: Kysely<Database>;
@@ -50,7 +62,7 @@ export interface RunQueue {
 export function startRunQueue(options: RunQueueOptions): RunQueue {
   const { logger, worker } = options;
   const boss = new PgBoss({
-    db: { executeSql: (text, values) => options.pool.query(text, values) },
+    db: { executeSql: (text, values) => executeSql(text, values) },
     schedule: false,
     // Jobs expire rather than sit `active` forever when their process died; the run itself is
     // started again by whichever worker takes the shop next.
@@ -60,6 +72,21 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     retryBackoff: true,
   });
   boss.on('error', (error) => logger.warn({ err: error }, 'feed run queue: database error'));
+
+  /**
+   * A job's ending that fails for want of a database is logged and let go: the job stays
+   * `active` until it expires, and the sweep sends its shop again meanwhile.
+   */
+  async function executeSql(text: string, values?: unknown[]) {
+    try {
+      return await options.pool.query(text, values);
+    } catch (error) {
+      const unawaited = UNAWAITED_JOB_ENDINGS.some((statement) => statement.test(text));
+      if (!unawaited || databaseConnectionFailure(error) === undefined) throw error;
+      logger.warn({ err: error }, 'feed run queue: a job could not be marked done');
+      return { rows: [{ count: '0' }] };
+    }
+  }
   const workerIds: string[] = [];
   let sweeper: NodeJS.Timeout | undefined;
 

@@ -196,6 +196,12 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         timer = setTimeout(() => resolve('over'), graceMs);
       });
       if ((await Promise.race([running, graceOver])) === 'over') {
+        // Said, so that a stop that outlasts the grace shows why (a run past its body's end
+        // is writing, and finishes rather than be handed back).
+        logger.warn(
+          { shopIds: [...working.keys()], graceMs },
+          'feed runs still running after the grace: those still reading their feed are handed back',
+        );
         interrupting = true;
         await running;
       }

@@ -9,14 +9,12 @@ import { gzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
-import { hashClientSecret } from '../../src/auth/client-secrets.ts';
-import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { loadConfig } from '../../src/config.ts';
-import { insertApiClient } from '../../src/db/repositories/api-clients.ts';
 import type { FeedItem } from '../../src/feeds/feed-item.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
+import { clientToken, shopToken } from './shop-client.ts';
 import { feedOfShop, itemsTsv } from './shop-feed.ts';
 
 const BASE = 'http://test';
@@ -64,26 +62,7 @@ describe(`feeds over HTTP on ${databaseKind}`, () => {
   async function tokenOf(shopId: number): Promise<string> {
     const known = tokens.get(shopId);
     if (known) return known;
-    const secret = `secret-of-shop-${shopId}-0123456789`;
-    const clientId = `shop-${shopId}-test`;
-    await insertApiClient(catalogue.database.db, {
-      id: clientId,
-      name: `shop ${shopId}`,
-      secretHash: await hashClientSecret(secret),
-      refs: [],
-      shopId,
-    });
-    const response = await send(TOKEN_PATH, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: clientId,
-        client_secret: secret,
-      }),
-    });
-    expect(response.status).toBe(200);
-    const token = ((await response.json()) as { access_token: string }).access_token;
+    const token = await shopToken(catalogue.database.db, send, shopId);
     tokens.set(shopId, token);
     return token;
   }
@@ -385,16 +364,5 @@ describe(`feeds over HTTP on ${databaseKind}`, () => {
     });
   });
 
-  async function partnerTokenOf(): Promise<string> {
-    const response = await send(TOKEN_PATH, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: DEMO_CLIENT.id,
-        client_secret: DEMO_CLIENT.secret,
-      }),
-    });
-    return ((await response.json()) as { access_token: string }).access_token;
-  }
+  const partnerTokenOf = () => clientToken(send, DEMO_CLIENT.id, DEMO_CLIENT.secret);
 });

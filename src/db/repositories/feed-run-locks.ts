@@ -9,7 +9,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../types.ts';
 
 /** The lock space of feed runs: the first key of a two-key advisory lock; the shop id is the second. */
-const FEED_RUN_LOCK_SPACE = 4_140_020;
+export const FEED_RUN_LOCK_SPACE = 4_140_020;
 
 /** Waits for the shop's lock, held until the transaction ends. */
 export async function lockShopForRun(trx: Transaction<Database>, shopId: number): Promise<void> {
