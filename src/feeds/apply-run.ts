@@ -82,9 +82,9 @@ export async function applyFeedRunIn(
   run: FeedRun,
 ): Promise<AppliedFeedRun> {
   const now = run.now ?? new Date();
-  await lockShopForRun(trx, run.shopId);
   // A large run's statements may take longer than a request's bound.
   await sql`set local statement_timeout = 0`.execute(trx);
+  await lockShopForRun(trx, run.shopId);
   const shop = await findRunShop(trx, run.shopId);
   await createStagedItems(trx);
   const rows = await stageAll(trx, run.items, now);

@@ -7,7 +7,7 @@
  * both come through here.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { findShopMarket } from '../db/repositories/shops.ts';
 import type { Database } from '../db/types.ts';
 import {
@@ -104,8 +104,6 @@ export function runFullFeed(db: Kysely<Database>, feed: FullFeed): Promise<FeedR
 
 export async function runFeed(db: Kysely<Database>, input: RunInput): Promise<FeedRunReport> {
   const startedAt = new Date().toISOString();
-  const shop = await findShopMarket(db, input.shopId);
-  if (shop === undefined) throw new UnknownShopError(input.shopId);
   const rejectedRows: RejectedRow[] = [];
   let rows = 0;
   let rejected = 0;
@@ -135,6 +133,10 @@ export async function runFeed(db: Kysely<Database>, input: RunInput): Promise<Fe
   });
   try {
     const { applied, appliedReport } = await db.transaction().execute(async (trx) => {
+      // A run waits as long as it must (on its shop's lock, say): no statement bound applies.
+      await sql`set local statement_timeout = 0`.execute(trx);
+      const shop = await findShopMarket(trx, input.shopId);
+      if (shop === undefined) throw new UnknownShopError(input.shopId);
       const reading = readFeed({
         body: input.body(trx),
         format: input.format,

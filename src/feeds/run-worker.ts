@@ -27,6 +27,9 @@ import { EMPTY_COUNTS, runFeed, type FeedRunReport } from './feed-run.ts';
 /** Starts of one run before it is given up as `failed`. */
 export const MAX_ATTEMPTS = 3;
 
+/** The longest pause between looks at a shop whose run the database's absence cut off. */
+const RETRY_MAX_DELAY_MS = 16_000;
+
 /** The run was rolled back because its worker is stopping: it goes back to the queue. */
 class HandedBack extends Error {}
 
@@ -171,23 +174,39 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     return (await findNextUnfinishedRun(db, shopId)) !== undefined;
   }
 
-  return {
-    async workShop(shopId) {
+  /**
+   * The database went away mid-run: looked at again soon, sooner than the queue's sweep, once
+   * a second, then less often (the job's own failure may not be recorded while it is away).
+   */
+  function retryLater(shopId: number, attempt: number): void {
+    const delayMs = Math.min(RETRY_MAX_DELAY_MS, 1000 * 2 ** attempt);
+    setTimeout(() => {
       if (stopping) return;
-      const current = working.get(shopId);
-      if (current) {
-        current.again = true;
-        return current.done;
-      }
-      const state = { again: false, done: Promise.resolve() };
-      state.done = drainShop(shopId, state)
-        .catch((error: unknown) => {
-          if (!(error instanceof HandedBack)) throw error;
-        })
-        .finally(() => working.delete(shopId));
-      working.set(shopId, state);
-      return state.done;
-    },
+      work(shopId, attempt + 1).catch(() => {});
+    }, delayMs).unref();
+  }
+
+  function work(shopId: number, attempt = 0): Promise<void> {
+    if (stopping) return Promise.resolve();
+    const current = working.get(shopId);
+    if (current) {
+      current.again = true;
+      return current.done;
+    }
+    const state = { again: false, done: Promise.resolve() };
+    state.done = drainShop(shopId, state)
+      .catch((error: unknown) => {
+        if (error instanceof HandedBack) return;
+        if (databaseConnectionFailure(error) !== undefined) retryLater(shopId, attempt);
+        throw error;
+      })
+      .finally(() => working.delete(shopId));
+    working.set(shopId, state);
+    return state.done;
+  }
+
+  return {
+    workShop: (shopId) => work(shopId),
     async stop(graceMs) {
       stopping = true;
       const running = Promise.allSettled([...working.values()].map((state) => state.done));
@@ -198,7 +217,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       if ((await Promise.race([running, graceOver])) === 'over') {
         // Said, so that a stop that outlasts the grace shows why (a run past its body's end
         // is writing, and finishes rather than be handed back).
-        logger.warn(
+        options.logger.warn(
           { shopIds: [...working.keys()], graceMs },
           'feed runs still running after the grace: those still reading their feed are handed back',
         );
