@@ -336,6 +336,21 @@ describe(`feeds over HTTP on ${databaseKind}`, () => {
       });
     });
 
+    it('an upload whose body fails mid-way, as when the client goes (400)', async () => {
+      const head = itemsTsv((await plainFeed(shopId())).slice(0, 2), 'SEK');
+      await unchanged(async () => {
+        const broken = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(head);
+            controller.error(new Error('connection reset'));
+          },
+        });
+        const response = await putFeed(shopId(), broken);
+        expect(response.status).toBe(400);
+        expect((await response.json()).error.message).toMatch(/could not be read/);
+      });
+    });
+
     it('a push that is not a JSON array of up to 1,000 items (400, 415)', async () => {
       const token = await tokenOf(shopId());
       const push = (body: string, type = 'application/json') =>

@@ -12,7 +12,7 @@ const CHUNK_BYTES = 1024 * 1024;
 /** Why an upload ended before its body did. */
 export class BodyRefused extends Error {
   constructor(
-    readonly status: 408 | 413,
+    readonly status: 400 | 408 | 413,
     message: string,
   ) {
     super(message);
@@ -96,6 +96,11 @@ async function readPieces(
   }
 }
 
+/** A body that fails as it is read (the client went away mid-upload): its upload ends. */
+function unreadable(error: unknown): never {
+  throw new BodyRefused(400, `the body could not be read: ${(error as Error).message}`);
+}
+
 /** The next piece of the body, or a 408 when none comes within `stallMs`. */
 async function readWithin(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -115,7 +120,7 @@ async function readWithin(
     );
   });
   try {
-    return await Promise.race([reader.read(), stalled]);
+    return await Promise.race([reader.read().catch(unreadable), stalled]);
   } finally {
     clearTimeout(timer);
   }
