@@ -15,9 +15,11 @@ import type { DatabaseHandle } from './db/client.ts';
 import { createMarketDirectory } from './db/repositories/markets.ts';
 import { withoutLoaderBatching } from './graph/batching.ts';
 import { createGraphiQLAssets } from './graph/graphiql-assets.ts';
+import { createGraphQLWebSockets } from './graph/graphql-ws.ts';
 import { schema } from './graph/schema.ts';
-import { createGraphQLServer } from './graph/yoga.ts';
+import { createGraphQLServer, type GraphQLServer } from './graph/yoga.ts';
 import { createFeedRuns } from './feeds/feed-runs.ts';
+import { createLivePrices } from './live/live-prices.ts';
 import { createHandlerTable } from './http/handlers.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { fetchEntry, nodeListener } from './http/entries.ts';
@@ -49,14 +51,18 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   const metrics = createMetrics(database);
   const { responseCache, changes } = createFollowingCache(config, database, logger, metrics);
   const graphiqlAssets = createGraphiQLAssets();
+  const live = createLivePrices(changes, database.reads, liveLimits(config), logger);
   const yoga = createGraphQLServer({
     config,
     reads: database.reads,
     markets: createMarketDirectory(database.reads, config.siteUrls),
     graphiqlAssets,
+    live,
     responseCache: responseCache?.plugin,
     logger: logger.child({ component: 'graphql' }),
   });
+  const sourceOf = createProxyTrust(config);
+  const webSockets = webSocketsOf(yoga, sourceOf, config);
   const limitCounters = createLimitCounters({
     redisUrl: config.redisUrl,
     keyPrefix: config.redisKeyPrefix,
@@ -88,7 +94,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   const pipeline = createPipeline({
     config,
     route: createRouter(table),
-    sourceOf: createProxyTrust(config),
+    sourceOf,
     limiter: createRateLimiterFromConfig(config, limitCounters),
     metrics,
     requestLog: createRequestLog(logger, config.logRequestSampleRate),
@@ -105,7 +111,9 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     plugins: [
       {
         onDispose: async () => {
-          await changes?.close();
+          live.completeAll();
+          await webSockets.close();
+          await changes.close();
           await Promise.all([
             responseCache?.close(),
             limitCounters.close(),
@@ -118,7 +126,19 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   return Object.assign(nodeListener(handle, logger), {
     fetch: fetching.fetch,
     /** Settles once the app listens for catalogue changes (at once without a cache). */
-    listening: changes?.ready ?? Promise.resolve(),
+    listening: changes.ready,
+    /** node:http's 'upgrade' listener: graphql-ws on /graphql (src/graph/graphql-ws.ts). */
+    upgrade: webSockets.upgrade,
+    /**
+     * Completes every subscription (SSE and graphql-ws) and closes the sockets: the first
+     * step of a shutdown, since an open stream would otherwise hold the drain to its end.
+     */
+    /** How many subscriptions this app serves now. */
+    liveSubscriptions: () => live.count(),
+    completeSubscriptions: async () => {
+      live.completeAll();
+      await webSockets.close();
+    },
     dispose: () => fetching.dispose(),
     /** Applies queued feed runs from now on (a serving process; tests start it when they need it). */
     startFeedRuns: () => feedRuns.start(),
@@ -129,7 +149,28 @@ export function createApp({ config, database, logger, draining }: AppDependencie
 
 export type App = ReturnType<typeof createApp>;
 
-/** The response cache, and what keeps it following the catalogue's changes. */
+/** graphql-ws on /graphql, bounding subscriptions by the client's address as the proxy says. */
+function webSocketsOf(
+  yoga: GraphQLServer,
+  sourceOf: ReturnType<typeof createProxyTrust>,
+  config: Config,
+) {
+  return createGraphQLWebSockets({
+    yoga,
+    clientIpOf: (request) => sourceOf(request).clientIp,
+    keepAliveMs: config.liveKeepAliveSeconds * 1000,
+  });
+}
+
+function liveLimits(config: Config) {
+  return {
+    perConnection: config.liveSubscriptionsPerConnection,
+    perClientIp: config.liveSubscriptionsPerClientIp,
+    bufferEvents: config.liveBufferEvents,
+  };
+}
+
+/** The catalogue's changes as this process hears them, and the response cache following them. */
 function createFollowingCache(
   config: Config,
   database: DatabaseHandle,
@@ -149,12 +190,14 @@ function createFollowingCache(
       invalidation: metrics.responseCacheInvalidation,
     },
   );
-  // Every process drops what each feed run made stale from its own cache (in Redis, the
-  // same entries once per process: idempotent, and it covers answers this process stored
-  // from a read that overlapped the run's commit).
-  const changes = responseCache
-    ? followCatalogueChanges(database, logger.child({ component: 'catalogue-changes' }))
-    : undefined;
-  changes?.subscribe((change) => responseCache?.invalidate(change));
+  // Subscriptions follow the changes whether or not answers are cached. Every process drops
+  // what each feed run made stale from its own cache (in Redis, the same entries once per
+  // process: idempotent, and it covers answers this process stored from a read that
+  // overlapped the run's commit).
+  const changes = followCatalogueChanges(
+    database,
+    logger.child({ component: 'catalogue-changes' }),
+  );
+  if (responseCache) changes.subscribe((change) => responseCache.invalidate(change));
   return { responseCache, changes };
 }

@@ -13,6 +13,7 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { MarketDirectory } from './db/repositories/markets.ts';
+import type { LiveConnection, LivePrices } from './live/live-prices.ts';
 import type { Database } from './db/types.ts';
 import type { MarketCode } from './markets.ts';
 import type { WorkStop } from './request-deadline.ts';
@@ -21,6 +22,14 @@ export interface RequestContext {
   db: Kysely<Database>;
   markets: MarketDirectory;
   siteBaseUrl(market: MarketCode): Promise<string>;
+  /** Where subscriptions draw their events, and whose they are (for their bounds). */
+  live?: LiveSession;
+}
+
+export interface LiveSession {
+  prices: LivePrices;
+  connection: LiveConnection;
+  clientIp: string;
 }
 
 /**
@@ -55,4 +64,12 @@ class RefuseWhenAborted implements KyselyPlugin {
   async transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     return result;
   }
+}
+
+/**
+ * Forgets every row the context's loaders hold. A subscription resolves each event with the
+ * one context it was opened with: without this, an event would show the rows of the first.
+ */
+export function forgetLoadedRows(context: RequestContext): void {
+  Object.assign(context, initContextCache());
 }

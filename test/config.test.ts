@@ -64,6 +64,11 @@ describe('configuration', () => {
       requestTimeoutMs: 10_000,
       statementTimeoutMs: 5_000,
       shutdownDrainSeconds: 10,
+      liveSubscriptionsPerConnection: 20,
+      liveSubscriptionsPerClientIp: 100,
+      liveBufferEvents: 100,
+      liveKeepAliveSeconds: 12,
+      changesRetentionDays: 7,
     });
   });
 
@@ -115,6 +120,11 @@ describe('configuration', () => {
       REQUEST_TIMEOUT_MS: '3000',
       STATEMENT_TIMEOUT_MS: '0',
       SHUTDOWN_DRAIN_SECONDS: '30',
+      LIVE_SUBSCRIPTIONS_PER_CONNECTION: '5',
+      LIVE_SUBSCRIPTIONS_PER_CLIENT_IP: '50',
+      LIVE_BUFFER_EVENTS: '10',
+      LIVE_KEEPALIVE_SECONDS: '30',
+      CHANGES_RETENTION_DAYS: '3',
       FEED_MAX_BYTES: '1000000',
       FEED_STALL_SECONDS: '5',
       FEED_WAIT_SECONDS: '9',
@@ -172,6 +182,11 @@ describe('configuration', () => {
       requestTimeoutMs: 3000,
       statementTimeoutMs: 0,
       shutdownDrainSeconds: 30,
+      liveSubscriptionsPerConnection: 5,
+      liveSubscriptionsPerClientIp: 50,
+      liveBufferEvents: 10,
+      liveKeepAliveSeconds: 30,
+      changesRetentionDays: 3,
     });
   });
 

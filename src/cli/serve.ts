@@ -15,6 +15,7 @@ import { prepareDatabase } from '../db/bootstrap.ts';
 import type { Logger } from '../logger.ts';
 import { startCatalogueClock } from './catalogue-clock.ts';
 import { LISTEN_BACKLOG, trackConnections } from './connection-drain.ts';
+import { startOutboxPruning } from './outbox-pruning.ts';
 import { openCommandDatabase } from './database.ts';
 import { CommandError } from './errors.ts';
 import { createStartupResponder } from './startup-responder.ts';
@@ -47,7 +48,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   // The catalogue as of now, not as of its seed (docs/api.md, "Clock"), on the primary.
   const clock = config.catalogueClock ? startCatalogueClock(database.db, logger) : undefined;
   const app = createApp({ config, database, logger, draining: () => connections.draining });
-  server.off('request', startup.listener).on('request', app);
+  server.off('request', startup.listener).on('request', app).on('upgrade', app.upgrade);
+  const pruning = startOutboxPruning(database.db, config.changesRetentionDays, logger);
   await app.startFeedRuns();
   if (!listenFirst) await listen(server, config);
   const port = boundPort(server, config);
@@ -74,6 +76,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     const drainSeconds = config.shutdownDrainSeconds;
     let waitingFor = 'requests in flight';
     logger.info({ signal, drainSeconds }, 'shutting down');
+    pruning.stop();
     const timer = setTimeout(() => {
       logger.error(
         { waitingFor, inFlight: connections.inFlight() },
@@ -82,6 +85,10 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       connections.destroyAll();
       leave(1);
     }, drainSeconds * 1000);
+    // Subscriptions end first: an open stream is a request the drain would wait for.
+    waitingFor = 'subscriptions to complete';
+    await app.completeSubscriptions();
+    waitingFor = 'requests in flight';
     await connections.drain(() => logger.info('stopped accepting connections'));
     waitingFor = 'feed runs to finish or go back to the queue';
     await app.stopFeedRuns((drainSeconds * 1000) / 2);

@@ -479,6 +479,47 @@ export const SETTINGS = {
     // At least 2: the drain gives idle connections, and clients still connecting, 1 s.
     parse: integer({ min: 2, max: 3600, default: 10 }),
   },
+  liveSubscriptionsPerConnection: {
+    names: ['LIVE_SUBSCRIPTIONS_PER_CONNECTION'],
+    commands: SERVE,
+    meaning: 'subscriptions one connection may hold open (a graphql-ws socket; SSE: one each)',
+    details:
+      'one more is refused with `RATE_LIMITED` (429 over SSE, an error message over ' +
+      'graphql-ws) ([docs/api.md](docs/api.md#live-updates))',
+    parse: integer({ min: 1, max: 1000, default: 20 }),
+  },
+  liveSubscriptionsPerClientIp: {
+    names: ['LIVE_SUBSCRIPTIONS_PER_CLIENT_IP'],
+    commands: SERVE,
+    meaning: 'subscriptions one client IP may hold open in one process, over both transports',
+    details: 'the client IP as `TRUST_PROXY` says; one more is refused with `RATE_LIMITED`',
+    parse: integer({ min: 1, max: 100_000, default: 100 }),
+  },
+  liveBufferEvents: {
+    names: ['LIVE_BUFFER_EVENTS'],
+    commands: SERVE,
+    meaning: 'events held for a subscriber that reads slower than they come',
+    details:
+      'one more and the subscription gets a `SERVICE_UNAVAILABLE` error (reason ' +
+      '`slow_consumer`) and ends: subscribe again and refetch',
+    parse: integer({ min: 1, max: 100_000, default: 100 }),
+  },
+  liveKeepAliveSeconds: {
+    names: ['LIVE_KEEPALIVE_SECONDS'],
+    commands: SERVE,
+    meaning: 'how often an idle graphql-ws socket is pinged',
+    details: 'a socket that misses a pong is closed; SSE streams send a comment every 12 s',
+    parse: integer({ min: 1, max: 3600, default: 12 }),
+  },
+  changesRetentionDays: {
+    names: ['CHANGES_RETENTION_DAYS'],
+    commands: SERVE,
+    meaning: 'days the outbox of catalogue changes is kept',
+    details:
+      'older rows are deleted hourly by the serving process ' +
+      '([docs/operations.md](docs/operations.md#live-updates))',
+    parse: integer({ min: 1, max: 3650, default: 7 }),
+  },
   dataLoaderBatching: {
     names: ['DATALOADER_BATCHING'],
     commands: SERVE,

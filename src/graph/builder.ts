@@ -90,6 +90,11 @@ export type BuilderTypes =
 
 builder.queryType({ description: 'The catalogue: products, offers, shops and categories.' });
 
+builder.subscriptionType({
+  description:
+    'Live prices: events as shops’ feed runs commit (over SSE or graphql-ws; docs/api.md, "Live updates").',
+});
+
 builder.scalarType('Date', {
   description: 'A calendar day, ISO 8601 (YYYY-MM-DD).',
   serialize: (value) => value,

@@ -13,5 +13,7 @@ import './types/shop.ts';
 import './types/brand.ts';
 import './types/category.ts';
 import './types/product-listing.ts';
+import './types/lowest-price-change.ts';
+import './types/offer-change.ts';
 
 export const schema = builder.toSchema();

@@ -7,6 +7,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import { useEntityTags } from '../cache/etag.ts';
 import type { Config } from '../config.ts';
 import { createRequestContext, type RequestContext } from '../context.ts';
+import type { LiveConnection, LivePrices } from '../live/live-prices.ts';
 import type { MarketDirectory } from '../db/repositories/markets.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.ts';
@@ -28,6 +29,8 @@ export interface GraphQLServerDependencies {
   reads: Kysely<Database>;
   markets: MarketDirectory;
   graphiqlAssets: GraphiQLAssets;
+  /** Where subscriptions draw their events (src/live/live-prices.ts). */
+  live?: LivePrices | undefined;
   /** The response cache's plugin, when answers are cached. */
   responseCache?: Plugin | undefined;
   logger: Logger;
@@ -45,8 +48,14 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
     renderGraphiQL: deps.graphiqlAssets.renderPage,
     maskedErrors: { maskError },
     logging: createYogaLogger(deps.logger),
-    context: ({ request }): RequestContext =>
-      createRequestContext(deps.reads, deps.markets, workSignalOf(request)),
+    context: ({ request, clientIp, liveConnection }): RequestContext => {
+      const context = createRequestContext(deps.reads, deps.markets, workSignalOf(request));
+      if (!deps.live) return context;
+      // An SSE subscription is a request of its own; graphql-ws passes its socket's.
+      const connection = (liveConnection as LiveConnection | undefined) ?? { open: 0 };
+      const ip = typeof clientIp === 'string' ? clientIp : 'unknown';
+      return Object.assign(context, { live: { prices: deps.live, connection, clientIp: ip } });
+    },
     // The schema takes no uploads: a body is JSON, at most GRAPHQL_MAX_BODY_BYTES, refused
     // (413) before it is read further, let alone parsed (useBodySizeLimit, not yoga's own).
     multipart: false,

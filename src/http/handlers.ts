@@ -36,9 +36,6 @@ export interface HandlerDependencies {
   feeds: Lookup;
 }
 
-/** yoga's server context: the service passes none (the request context is built per request). */
-const NO_CONTEXT = {};
-
 export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
   const operation = (route: string, answer: Handler['answer']): Handler => ({
     route,
@@ -58,8 +55,10 @@ export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
         refusals: GRAPHQL_REFUSALS,
         // `handleRequest`, not `fetch`: yoga's `fetch` would also watch the request's signal,
         // building one per request, for a client's leaving the deadline already reads.
-        answer: ({ request, caller }) =>
-          rejectInvalidGraphQLToken(caller) ?? deps.yoga.handleRequest(request, NO_CONTEXT),
+        // The client's address bounds its subscriptions (src/live/live-prices.ts).
+        answer: ({ request, caller, source }) =>
+          rejectInvalidGraphQLToken(caller) ??
+          deps.yoga.handleRequest(request, { clientIp: source.clientIp }),
       },
     ],
     [

@@ -2,8 +2,9 @@
  * Reading the outbox (`catalogue_changes`, one row per run, product and market): what a run
  * changed, for every process that hears of it (src/changes/catalogue-changes.ts).
  */
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../types.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { CatalogueChangesTable, Database } from '../types.ts';
+import { subtreeOf } from './category-subtree.ts';
 
 export interface RunChangeRow {
   market: string;
@@ -58,4 +59,55 @@ export async function findRunsSince(
      group by run_id
      order by min(sequence)`.execute(db);
   return rows.map((row) => row.run_id);
+}
+
+/**
+ * One outbox row of a run, with its product's category and its cheapest offer now
+ * (subscriptions filter by them).
+ */
+export type ProductChangeRow = Omit<Selectable<CatalogueChangesTable>, 'sequence' | 'run_id'> & {
+  /** The row's outbox position (a bigint, as text). */
+  sequence: string;
+  category_id: number;
+  /** The product's cheapest available offer in the market as the row is read; null: none. */
+  best_offer_id: number | null;
+};
+
+/** Every outbox row of a run, in the order written. */
+export async function findRunProductChanges(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<ProductChangeRow[]> {
+  const { rows } = await sql<ProductChangeRow>`
+    select c.sequence::text as sequence, c.product_id, p.category_id, c.market,
+           c.old_lowest_price, c.new_lowest_price, c.old_offer_count, c.new_offer_count,
+           c.added_offer_ids, c.updated_offer_ids, c.withdrawn_offer_ids, c.changed_at,
+           (select o.id from available_offers o
+             where o.product_id = c.product_id and o.market = c.market
+             order by o.price, o.id limit 1) as best_offer_id
+      from catalogue_changes c join products p on p.id = c.product_id
+     where c.run_id = ${runId}
+     order by c.sequence`.execute(db);
+  return rows;
+}
+
+/**
+ * Deletes outbox rows older than `days`: a process away longer than that has nothing to
+ * catch up with (its subscribers' streams were closed with it). Answers how many went.
+ */
+export async function pruneCatalogueChanges(db: Kysely<Database>, days: number): Promise<number> {
+  const result = await sql`
+    delete from catalogue_changes
+     where changed_at < now() - make_interval(days => ${days}::integer)`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** The ids of every category in the subtrees of `categoryIds`, those included. */
+export async function findSubtreeIds(
+  db: Kysely<Database>,
+  categoryIds: readonly number[],
+): Promise<number[]> {
+  const { rows } = await sql<{ id: number }>`
+    select distinct id from ${subtreeOf(categoryIds)} as tree`.execute(db);
+  return rows.map((row) => row.id);
 }

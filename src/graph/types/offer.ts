@@ -385,6 +385,15 @@ const cheapestOffers = createContextCache(
     ),
 );
 
+/** The product's cheapest available offer in its scope, or null (live events show it too). */
+export function cheapestOfferOf(
+  context: RequestContext,
+  product: ProductParent,
+  info: GraphQLResolveInfo,
+): Promise<OfferParent | null> {
+  return cheapestOffers(context).load(offersOf(product, info));
+}
+
 /** A Product field answering its cheapest offer, described (and deprecated) as given. */
 function cheapestOffer(
   t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, ProductParent>,
@@ -394,8 +403,7 @@ function cheapestOffer(
     ...options,
     type: OfferRef,
     nullable: true,
-    resolve: (product, _args, context, info) =>
-      cheapestOffers(context).load(offersOf(product, info)),
+    resolve: (product, _args, context, info) => cheapestOfferOf(context, product, info),
   });
 }
 

@@ -1,0 +1,86 @@
+/**
+ * GraphQL over WebSocket (the graphql-ws protocol) on /graphql, beside yoga's own SSE: the
+ * node:http server hands its upgrade requests here (src/cli/serve.ts). Each operation is
+ * executed through yoga's envelop (`getEnveloped`), as graphql-yoga's graphql-ws recipe does,
+ * so the schema, context, document limits and error masking are those of /graphql over HTTP.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ExecutionArgs } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { LiveConnection } from '../live/live-prices.ts';
+import { GRAPHQL_PATH, type GraphQLServer } from './yoga.ts';
+
+export interface GraphQLWebSocketOptions {
+  yoga: GraphQLServer;
+  /** The client's address as the proxy settings read it (its subscriptions are bounded by it). */
+  clientIpOf(request: IncomingMessage): string | undefined;
+  keepAliveMs: number;
+}
+
+export interface GraphQLWebSockets {
+  /** node:http's 'upgrade' listener: /graphql becomes a graphql-ws socket, anything else closes. */
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes every socket (1001, going away) and stops accepting new ones. */
+  close(): Promise<void>;
+}
+
+/** What the enveloped execution of one operation needs, carried as its root value. */
+interface Enveloped {
+  execute(args: ExecutionArgs): unknown;
+  subscribe(args: ExecutionArgs): unknown;
+}
+
+export function createGraphQLWebSockets(options: GraphQLWebSocketOptions): GraphQLWebSockets {
+  const { yoga } = options;
+  const sockets = new WebSocketServer({ noServer: true });
+  const connections = new WeakMap<WebSocket, LiveConnection>();
+  const connectionOf = (socket: WebSocket) => {
+    let connection = connections.get(socket);
+    if (!connection) connections.set(socket, (connection = { open: 0 }));
+    return connection;
+  };
+  const server = useServer(
+    {
+      execute: (args) => (args.rootValue as Enveloped).execute(args) as never,
+      subscribe: (args) => (args.rootValue as Enveloped).subscribe(args) as never,
+      onSubscribe: async (context, _id, payload) => {
+        const { request, socket } = context.extra;
+        const enveloped = yoga.getEnveloped({
+          ...context,
+          req: request,
+          socket,
+          params: payload,
+          clientIp: options.clientIpOf(request),
+          liveConnection: connectionOf(socket),
+        });
+        const args: ExecutionArgs = {
+          schema: enveloped.schema,
+          operationName: payload.operationName ?? null,
+          document: enveloped.parse(payload.query),
+          variableValues: payload.variables ?? null,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+        };
+        const errors = enveloped.validate(args.schema, args.document);
+        return errors.length > 0 ? errors : args;
+      },
+    },
+    sockets,
+    options.keepAliveMs,
+  );
+  return {
+    upgrade(request, socket, head) {
+      const path = new URL(request.url ?? '/', 'http://upgrade').pathname;
+      if (path !== GRAPHQL_PATH) {
+        socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+        return;
+      }
+      sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
+    },
+    close: async () => {
+      await server.dispose();
+    },
+  };
+}

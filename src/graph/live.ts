@@ -1,0 +1,56 @@
+/**
+ * What every subscription field shares: its stream from the process's live prices
+ * (src/live/live-prices.ts), opened with the subscriber's bounds, each event resolved with
+ * fresh loaders, and the error a subscriber that fell behind ends with.
+ */
+import { forgetLoadedRows, type RequestContext } from '../context.ts';
+import type { ProductChangeRow } from '../db/repositories/catalogue-changes.ts';
+import { serviceError } from '../errors.ts';
+import { FELL_BEHIND, type LiveItem } from '../live/live-prices.ts';
+import type { MarketCode } from '../markets.ts';
+
+/**
+ * The events of the subscriber's market that `select` picks from each run's rows. Opened at
+ * once, so that a subscription past its bounds is refused before it starts (429).
+ */
+export function liveEvents<Event>(
+  context: RequestContext,
+  market: MarketCode,
+  select: (rows: readonly ProductChangeRow[]) => Event[],
+): AsyncIterable<LiveItem<Event>> {
+  const live = context.live;
+  if (!live) throw serviceError('SERVICE_UNAVAILABLE', 'live updates are not served here');
+  const stream = live.prices.open({
+    market,
+    select,
+    connection: live.connection,
+    clientIp: live.clientIp,
+  });
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next() {
+        const result = await stream.next();
+        forgetLoadedRows(context);
+        return result;
+      },
+      return: () => stream.return!(),
+    }),
+  };
+}
+
+/** The event, or the error that ends the stream of a subscriber that fell behind. */
+export function liveEvent<Event>(item: LiveItem<Event>): Event {
+  if (item === FELL_BEHIND) {
+    throw serviceError(
+      'SERVICE_UNAVAILABLE',
+      'this subscription fell too far behind its events and is closed; subscribe again and refetch what it watches',
+      [{ parameter: 'subscription', reason: 'slow_consumer' }],
+    );
+  }
+  return item;
+}
+
+/** How far a price fell, in percent of what it was (positive when it fell). */
+export function dropPercent(previous: number, current: number): number {
+  return Math.round(((previous - current) / previous) * 10_000) / 100;
+}

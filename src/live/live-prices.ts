@@ -1,0 +1,217 @@
+/**
+ * Live prices (docs/api.md, "Live updates"; docs/operations.md, "Live updates"): every
+ * subscription of this process is fed from the catalogue's announcements
+ * (src/changes/catalogue-changes.ts). When a run is announced and some subscription watches
+ * its market, the run's outbox rows are read once and handed to every such subscription in
+ * memory; each picks the events it wants into a buffer of its own.
+ *
+ * Bounds: subscriptions per connection and per client address; a buffer per subscription
+ * (a subscriber that falls that far behind gets one error event and its stream ends, so a
+ * slow client never holds a growing queue); and `completeAll` (a shutdown) ends every stream
+ * with a regular completion and refuses new ones.
+ */
+import type { Kysely } from 'kysely';
+import type { CatalogueChanges } from '../changes/catalogue-changes.ts';
+import {
+  findRunProductChanges,
+  type ProductChangeRow,
+} from '../db/repositories/catalogue-changes.ts';
+import type { Database } from '../db/types.ts';
+import { serviceError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { MarketCode } from '../markets.ts';
+
+export interface LiveLimits {
+  perConnection: number;
+  perClientIp: number;
+  bufferEvents: number;
+}
+
+/** One client connection: an SSE request, or a WebSocket with several subscriptions. */
+export interface LiveConnection {
+  open: number;
+}
+
+/** What a subscription yields when it fell more than its buffer behind: its last event. */
+export const FELL_BEHIND = Symbol('fell behind');
+
+export type LiveItem<Event> = Event | typeof FELL_BEHIND;
+
+export interface LiveRequest<Event> {
+  market: MarketCode;
+  /** The events this subscription wants from a run's rows (of its market), in order. */
+  select(rows: readonly ProductChangeRow[]): Event[];
+  connection: LiveConnection;
+  clientIp: string;
+}
+
+export interface LivePrices {
+  /** A stream of events; throws RATE_LIMITED past a bound, SERVICE_UNAVAILABLE once closing. */
+  open<Event>(request: LiveRequest<Event>): AsyncIterableIterator<LiveItem<Event>>;
+  /** How many subscriptions are open now. */
+  count(): number;
+  /** Ends every stream (a clean completion) and refuses new ones; for the shutdown. */
+  completeAll(): void;
+}
+
+interface Subscriber {
+  market: MarketCode;
+  offer(rows: readonly ProductChangeRow[]): void;
+  end(): void;
+}
+
+export function createLivePrices(
+  changes: CatalogueChanges,
+  db: Kysely<Database>,
+  limits: LiveLimits,
+  logger: Logger,
+): LivePrices {
+  const subscribers = new Set<Subscriber>();
+  const log = logger.child({ component: 'live-prices' });
+  const perIp = new Map<string, number>();
+  let closing = false;
+
+  changes.subscribe(async (change) => {
+    const watching = [...subscribers].filter((s) => s.market === change.market);
+    if (watching.length === 0) return;
+    const rows = (await findRunProductChanges(db, change.runId)).filter(
+      (row) => row.market === change.market,
+    );
+    if (rows.length === 0) return;
+    // Those that subscribed while the rows were read see the run too.
+    for (const subscriber of subscribers) {
+      if (subscriber.market === change.market) subscriber.offer(rows);
+    }
+  });
+
+  function admit(request: { connection: LiveConnection; clientIp: string }): () => void {
+    if (closing) throw serviceError('SERVICE_UNAVAILABLE', 'the server is shutting down');
+    if (request.connection.open >= limits.perConnection) {
+      throw serviceError(
+        'RATE_LIMITED',
+        `at most ${limits.perConnection} subscriptions per connection`,
+        [{ parameter: 'subscription', reason: 'per_connection' }],
+      );
+    }
+    const ofIp = perIp.get(request.clientIp) ?? 0;
+    if (ofIp >= limits.perClientIp) {
+      throw serviceError(
+        'RATE_LIMITED',
+        `at most ${limits.perClientIp} subscriptions per client address`,
+        [{ parameter: 'subscription', reason: 'per_client_ip' }],
+      );
+    }
+    request.connection.open++;
+    perIp.set(request.clientIp, ofIp + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      request.connection.open--;
+      const left = (perIp.get(request.clientIp) ?? 1) - 1;
+      if (left > 0) perIp.set(request.clientIp, left);
+      else perIp.delete(request.clientIp);
+    };
+  }
+
+  return {
+    open<Event>(request: LiveRequest<Event>) {
+      const release = admit(request);
+      const stream = bufferedStream<Event>(limits.bufferEvents, () => {
+        subscribers.delete(subscriber);
+        release();
+      });
+      const subscriber: Subscriber = {
+        market: request.market,
+        offer(rows) {
+          let events: Event[];
+          try {
+            events = request.select(rows);
+          } catch (error) {
+            log.error({ err: error }, 'live prices: a subscription failed to pick its events');
+            return;
+          }
+          for (const event of events) stream.push(event);
+        },
+        end: stream.end,
+      };
+      subscribers.add(subscriber);
+      return stream.iterator;
+    },
+    count: () => subscribers.size,
+    completeAll() {
+      closing = true;
+      for (const subscriber of [...subscribers]) subscriber.end();
+    },
+  };
+}
+
+/**
+ * An async iterator fed by `push`, holding at most `bound` events for a consumer that is
+ * behind: past it, what is held is dropped and FELL_BEHIND is the last item. `done` runs once
+ * the stream has ended, however it ended (the consumer's return, `end`, or falling behind).
+ */
+function bufferedStream<Event>(bound: number, done: () => void) {
+  const held: LiveItem<Event>[] = [];
+  let waiting: ((result: IteratorResult<LiveItem<Event>>) => void) | undefined;
+  let ended = false;
+  let finishing = false;
+
+  const finish = () => {
+    if (ended) return;
+    ended = true;
+    done();
+    waiting?.({ value: undefined, done: true });
+    waiting = undefined;
+  };
+
+  const deliver = (item: LiveItem<Event>) => {
+    if (waiting) {
+      const resolve = waiting;
+      waiting = undefined;
+      resolve({ value: item, done: false });
+    } else {
+      held.push(item);
+    }
+  };
+
+  const iterator: AsyncIterableIterator<LiveItem<Event>> = {
+    next() {
+      const item = held.shift();
+      if (item !== undefined) return Promise.resolve({ value: item, done: false });
+      if (ended || finishing) {
+        finish();
+        return Promise.resolve({ value: undefined, done: true });
+      }
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    return() {
+      held.length = 0;
+      finish();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+
+  return {
+    iterator,
+    push(event: Event) {
+      if (ended || finishing) return;
+      if (held.length >= bound) {
+        held.length = 0;
+        finishing = true;
+        deliver(FELL_BEHIND);
+        return;
+      }
+      deliver(event);
+    },
+    /** Ends the stream once what it holds is taken (a clean completion). */
+    end() {
+      if (ended) return;
+      finishing = true;
+      if (held.length === 0) finish();
+    },
+  };
+}
