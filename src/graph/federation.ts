@@ -49,7 +49,8 @@ interface LoadableNode<Shape> {
 export function entityByGlobalId<Shape>(node: LoadableNode<Shape>) {
   return {
     key: builder.selection<{ id: string }>('id'),
-    resolveReference: ({ id }: { id: string }, context: RequestContext) =>
+    // Async, so that a bad id fails its own entity, not the whole `_entities` list.
+    resolveReference: async ({ id }: { id: string }, context: RequestContext) =>
       node.getDataloader(context).load(nodeIdOf(id, node.name)),
   };
 }
