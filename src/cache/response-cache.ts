@@ -36,18 +36,17 @@ import {
 } from '@envelop/response-cache';
 import {
   getOperationAST,
-  Kind,
   print,
   printSchema,
   type DocumentNode,
   type ExecutionArgs,
   type GraphQLSchema,
   type OperationDefinitionNode,
-  type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { selectsRootField } from '../graphql-root-fields.ts';
 import { packageVersion } from '../version.ts';
 import { collectTags, tagsOfChange, type ChangedAnswers } from './answer-tags.ts';
 import { createRedisStore } from './redis-store.ts';
@@ -170,7 +169,8 @@ function cacheableOperation({
   operationName,
 }: ExecutionArgs): OperationDefinitionNode | undefined {
   const operation = getOperationAST(document, operationName);
-  return operation?.operation === 'query' && !introspects(document, operation.selectionSet)
+  return operation?.operation === 'query' &&
+    !selectsRootField(document, operation.selectionSet, INTROSPECTION)
     ? operation
     : undefined;
 }
@@ -205,31 +205,7 @@ async function keyOf(
   }
 }
 
-function introspects(
-  document: DocumentNode,
-  selectionSet: SelectionSetNode,
-  seen = new Set<string>(),
-): boolean {
-  return selectionSet.selections.some((selection) => {
-    if (selection.kind === Kind.FIELD) {
-      return selection.name.value === '__schema' || selection.name.value === '__type';
-    }
-    if (selection.kind === Kind.INLINE_FRAGMENT) {
-      return introspects(document, selection.selectionSet, seen);
-    }
-    // Each fragment is looked at once, so the walk stays linear in the document's size.
-    if (seen.has(selection.name.value)) return false;
-    seen.add(selection.name.value);
-    const fragment = document.definitions.find(
-      (definition) =>
-        definition.kind === Kind.FRAGMENT_DEFINITION &&
-        definition.name.value === selection.name.value,
-    );
-    return fragment?.kind === Kind.FRAGMENT_DEFINITION
-      ? introspects(document, fragment.selectionSet, seen)
-      : false;
-  });
-}
+const INTROSPECTION = new Set(['__schema', '__type']);
 
 const printedDocuments = new WeakMap<DocumentNode, string>();
 

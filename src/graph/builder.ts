@@ -5,6 +5,8 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import DirectivePlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin, { decodeGlobalID } from '@pothos/plugin-relay';
 import { badUserInput } from '../errors.ts';
 import CacheTagsPlugin from './cache-tags.ts';
@@ -31,7 +33,16 @@ export const builder = new SchemaBuilder<{
     PropertyValue: { Input: never; Output: boolean | string | number };
   };
 }>({
-  plugins: [RelayPlugin, DataloaderPlugin, ComplexityPlugin, CacheTagsPlugin],
+  plugins: [
+    RelayPlugin,
+    DataloaderPlugin,
+    ComplexityPlugin,
+    CacheTagsPlugin,
+    // Federation (./federation.ts) marks the entities; the directives plugin gives its
+    // `@key`s the AST nodes that the subgraph SDL (`_service { sdl }`) is printed from.
+    DirectivePlugin,
+    FederationPlugin,
+  ],
   defaultFieldNullability: false,
   // What a field costs (src/graph/limits.ts checks the budget before execution): 1, and a
   // list's selection counts 10 times unless the field says how many items it can hold

@@ -11,7 +11,11 @@
  *   error names the offending value and the allowed ones;
  * - its errors carry locations but neither AST nodes nor source positions, from which yoga
  *   rebuilds every error it answers: they would lose their locations, so they are given the
- *   positions back.
+ *   positions back;
+ * - a list whose last items failed comes out shorter than asked (graphql-js: null in their
+ *   place). A federation gateway matches `_entities` answers to its representations by
+ *   position, so an operation asking for `_entities` stays on graphql-js
+ *   (test/graph/federation.test.ts).
  */
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import {
@@ -24,6 +28,7 @@ import {
   type SourceLocation,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { selectsRootField } from '../graphql-root-fields.ts';
 
 function holdsOneOperation(document: DocumentNode): boolean {
   let operations = 0;
@@ -54,13 +59,17 @@ function withPositions(error: GraphQLError, source: Source): GraphQLError {
   });
 }
 
+const ENTITIES = new Set(['_entities']);
+
 export function useCompiledExecution(): Plugin {
   const compiled = useGraphQlJit();
   return {
     onExecute(payload) {
       const { args } = payload;
       if (!holdsOneOperation(args.document)) return;
-      const definitions = getOperationAST(args.document, args.operationName)?.variableDefinitions;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (operation && selectsRootField(args.document, operation.selectionSet, ENTITIES)) return;
+      const definitions = operation?.variableDefinitions;
       if (definitions?.length) {
         const { errors } = getVariableValues(args.schema, definitions, args.variableValues ?? {});
         if (errors) return; // graphql-js executes and reports them

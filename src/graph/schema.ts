@@ -1,5 +1,10 @@
-/** Imports every type so it registers with the builder, then builds the schema once. */
+/**
+ * Imports every type so it registers with the builder, then builds the schema once: as a
+ * federation subgraph (./federation.ts), which is the public schema plus `_service` and
+ * `_entities`, so one endpoint serves clients and a gateway alike.
+ */
 import { builder } from './builder.ts';
+import { describeFederation, FEDERATION_DIRECTIVES, FEDERATION_SPEC } from './federation.ts';
 import './types/market.ts';
 import './types/money.ts';
 import './types/image-urls.ts';
@@ -16,4 +21,9 @@ import './types/product-listing.ts';
 import './types/lowest-price-change.ts';
 import './types/offer-change.ts';
 
-export const schema = builder.toSchema();
+export const schema = describeFederation(
+  builder.toSubGraphSchema({
+    linkUrl: FEDERATION_SPEC,
+    federationDirectives: FEDERATION_DIRECTIVES,
+  }),
+);

@@ -1,5 +1,6 @@
 /** Brand: the maker of products; the same in every market. */
 import { findBrandsByIds, type BrandRow } from '../../db/repositories/brands.ts';
+import { entityByGlobalId } from '../federation.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { oneByKey } from '../grouping.ts';
@@ -20,6 +21,9 @@ export const BrandRef = builder.loadableNode('Brand', {
     name: t.exposeString('name', { description: 'The brand name.' }),
   }),
 });
+
+// A federation entity keyed by `id` (docs/federation.md): `_entities` loads it here.
+builder.asEntity(BrandRef, entityByGlobalId(BrandRef));
 
 builder.objectField(ProductRef, 'brand', (t) =>
   t.field({

@@ -22,6 +22,7 @@ import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from '../../search/text-search.ts';
 import type { RequestContext } from '../../context.ts';
 import { listsTag } from '../../cache/answer-tags.ts';
 import { badUserInput } from '../../errors.ts';
+import { entityByGlobalId } from '../federation.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
@@ -50,6 +51,9 @@ export const CategoryRef = builder.loadableNodeRef('Category', {
   load: (keys: string[], context) =>
     loadMarketScoped(keys, (ids) => findCategoriesByIds(context.db, ids), 'category'),
 });
+
+// A federation entity keyed by `id` (docs/federation.md): `_entities` loads it here.
+builder.asEntity(CategoryRef, entityByGlobalId(CategoryRef));
 
 CategoryRef.implement({
   description: 'A category of the catalogue tree, seen in a market.',

@@ -18,6 +18,7 @@ import { productTag } from '../../cache/answer-tags.ts';
 import { PRODUCT_CONDITIONS, STOCK_STATUSES } from '../../db/types.ts';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from '../../context.ts';
+import { entityByGlobalId } from '../federation.ts';
 import { builder, type BuilderTypes } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
@@ -128,6 +129,9 @@ export const OfferRef = builder.loadableNodeRef('Offer', {
     );
   },
 });
+
+// A federation entity keyed by `id` (docs/federation.md): `_entities` loads it here.
+builder.asEntity(OfferRef, entityByGlobalId(OfferRef));
 
 const AlternativePriceRef = builder
   .objectRef<{ price: MoneyShape; url: string }>('AlternativePrice')

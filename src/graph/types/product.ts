@@ -10,6 +10,7 @@ import {
 } from '../../db/repositories/products.ts';
 import { productTag } from '../../cache/answer-tags.ts';
 import { badUserInput } from '../../errors.ts';
+import { entityByGlobalId } from '../federation.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
@@ -36,6 +37,9 @@ export const ProductRef = builder.loadableNodeRef('Product', {
   load: (keys: string[], context) =>
     loadMarketScoped(keys, (ids) => findProductsByIds(context.db, ids), 'product'),
 });
+
+// A federation entity keyed by `id` (docs/federation.md): `_entities` loads it here.
+builder.asEntity(ProductRef, entityByGlobalId(ProductRef));
 
 ProductRef.implement({
   description: 'A product as sold in one market: its identity, offers, prices and specification.',

@@ -10,6 +10,7 @@ import {
 } from '../../db/repositories/offers.ts';
 import { findShopsByIds, type ShopColumn, type ShopRow } from '../../db/repositories/shops.ts';
 import { shopTag } from '../../cache/answer-tags.ts';
+import { entityByGlobalId } from '../federation.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
@@ -131,6 +132,9 @@ export const ShopRef = builder.loadableNode('Shop', {
     }),
   }),
 });
+
+// A federation entity keyed by `id` (docs/federation.md): `_entities` loads it here.
+builder.asEntity(ShopRef, entityByGlobalId(ShopRef));
 
 builder.objectField(OfferRef, 'shop', (t) =>
   t.field({
