@@ -22,10 +22,49 @@ const WORKER_FILES = {
 };
 
 /**
+ * A press on a tab switches to it, with the mouse too. GraphiQL's tabs are motion's
+ * `Reorder.Item`s, draggable along the tab bar with the bar as their drag constraints. Whenever
+ * a tab or the bar changes size (the web fonts arriving after the first render; a resized
+ * window; the docs panel opening), motion rescales each tab's drag offset within the new
+ * constraints, and the offset of a tab at rest comes out hundreds of pixels away from zero.
+ * GraphiQL's CSS hides the offset (`.graphiql-tab:not(:focus-within) { transform: none
+ * !important }`) until the tab holds focus, which a mouse press gives it: on mousedown the tab
+ * jumps aside, the release lands on the bar, and the click goes to the bar, not the tab's
+ * button. So before a tab takes the press or the focus, its offset (the `x` and `y` motion
+ * values Reorder.Item hands its element in `style`, reached through React's fiber, as motion
+ * keeps them nowhere else) goes back to zero, and the element's transform at once, as motion
+ * would only write it on the next frame. A drag then starts from the tab's place, and
+ * `dragSnapToOrigin` brings it back to zero after one.
+ */
+const TAB_PRESS_SCRIPT = `(function () {
+  function offsetOf(element) {
+    var fiberKey = Object.keys(element).find(function (key) {
+      return key.indexOf('__reactFiber$') === 0;
+    });
+    for (var fiber = fiberKey && element[fiberKey]; fiber; fiber = fiber.return) {
+      var style = fiber.memoizedProps && fiber.memoizedProps.style;
+      if (style && style.x && typeof style.x.jump === 'function') return style;
+    }
+    return undefined;
+  }
+  function settle(event) {
+    var tab = event.target instanceof Element ? event.target.closest('.graphiql-tab') : null;
+    var offset = tab && offsetOf(tab);
+    if (!offset || (offset.x.get() === 0 && (!offset.y || offset.y.get() === 0))) return;
+    offset.x.jump(0);
+    if (offset.y) offset.y.jump(0);
+    tab.style.transform = 'none';
+  }
+  document.addEventListener('pointerdown', settle, true);
+  document.addEventListener('focusin', settle, true);
+})();
+`;
+
+/**
  * Starts GraphiQL on the options the page carries; a file of its own, so the page runs no
  * inline script. Workers load from this script's own directory, hence from this origin.
  */
-const START_SCRIPT = `(function () {
+const START_SCRIPT = `${TAB_PRESS_SCRIPT}(function () {
   var directory = document.currentScript.src;
   var workerFiles = ${JSON.stringify(WORKER_FILES)};
   self.MonacoEnvironment = {

@@ -37,7 +37,7 @@ export type OpenApiDocument = Record<string, unknown> & {
 
 const DESCRIPTION = `The price-comparison catalogue's REST compatibility layer. The same catalogue is a GraphQL API at \`${GRAPHQL_PATH}\` (GraphiQL in a browser); every REST route here runs a GraphQL operation on it.
 
-- **Authentication**: \`POST ${TOKEN_PATH}\` (OAuth2 client credentials) gives a Bearer token. Partner search requires it; elsewhere it is optional and raises the rate limit, but a broken one is refused with 401.
+- **Authentication**: \`POST ${TOKEN_PATH}\` (OAuth2 client credentials) gives a Bearer token (here: **Authorize**, scheme \`clientCredentials\`, with a client id and secret). Partner search requires it; elsewhere it is optional and raises the rate limit, but a broken one is refused with 401.
 - **Errors**: every REST error has one body, \`{"error": {"code": "http.<status>", "message", "details", "request_id"}}\`, except those of the token endpoint, which are OAuth 2.0 errors (RFC 6749), \`{"error": "invalid_client", "error_description", "request_id"}\`, as OAuth 2.0 client libraries expect.
 - **Unknown parameters** are ignored (cache busters, tracking), unless one looks like a misspelling of a parameter the route takes: the same name in other letter case, with or without a plural \`s\`, or within a few edits of it (Levenshtein distance, letter case aside; none for names of one or two characters, 1 for three or four, 2 for longer ones). That is a 400 naming both, \`unknown parameter "gtins"; did you mean "gtin"?\`, with \`details\` \`[{"parameter": "gtins", "reason": "unknown_parameter"}]\`.
 - **\`fields\`**: every data route takes a \`fields\` expression choosing the fields of each item (\`*\` for the standard ones, nesting with dots or parentheses).

@@ -3,7 +3,7 @@
  * headers, the security schemes, and the tags' descriptions. The token endpoint's own bodies
  * are documented beside it (src/auth/token-endpoint-openapi.ts).
  */
-import { BEARER, CLIENT_BASIC, type JsonSchema } from './vocabulary.ts';
+import { BEARER, CLIENT_BASIC, OAUTH_CLIENT_CREDENTIALS, type JsonSchema } from './vocabulary.ts';
 
 export const ERROR_BODY: JsonSchema = {
   type: 'object',
@@ -80,9 +80,20 @@ export const HEADERS: Record<string, Record<string, unknown>> = {
   Pragma: { description: '`no-cache`.', schema: { type: 'string' } },
 };
 
-/** The two ways to authenticate, both leading back to the token endpoint at `tokenPath`. */
+/**
+ * The ways to authenticate, all leading back to the token endpoint at `tokenPath`. A route
+ * taking a Bearer token names both `bearerAuth` (a token the caller already has) and
+ * `clientCredentials` (the OAuth2 flow that gets one: Swagger UI's Authorize asks for the
+ * client id and secret and fetches the token itself). `tokenPath` stays relative, resolved
+ * against the document's server (`/`), as OpenAPI 3.1 allows.
+ */
 export function securitySchemes(tokenPath: string): Record<string, Record<string, unknown>> {
   return {
+    [OAUTH_CLIENT_CREDENTIALS]: {
+      type: 'oauth2',
+      description: `OAuth 2.0 client credentials: a client id and secret buy the access token at \`POST ${tokenPath}\` (HTTP Basic or the form body), sent as \`Authorization: Bearer\`. The same token as \`bearerAuth\`'s, fetched by the tool.`,
+      flows: { clientCredentials: { tokenUrl: tokenPath, scopes: {} } },
+    },
     [BEARER]: {
       type: 'http',
       scheme: 'bearer',

@@ -44,9 +44,20 @@ export const TOKEN_ERROR_SCHEMA = 'TokenError';
 /** The security schemes' names (components.ts). */
 export const BEARER = 'bearerAuth';
 export const CLIENT_BASIC = 'clientBasic';
+export const OAUTH_CLIENT_CREDENTIALS = 'clientCredentials';
+
+/**
+ * A Bearer token is required: one the caller brings (`bearerAuth`), or one obtained from the
+ * token endpoint by the caller's tool itself (`clientCredentials`: Swagger UI's Authorize, a
+ * generated client's OAuth2 support). Either requirement is enough; the token is the same.
+ */
+export const REQUIRED_BEARER: Record<string, string[]>[] = [
+  { [BEARER]: [] },
+  { [OAUTH_CLIENT_CREDENTIALS]: [] },
+];
 
 /** A token is optional (it raises the rate limit), but a broken one is refused. */
-export const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, { [BEARER]: [] }];
+export const OPTIONAL_BEARER: Record<string, string[]>[] = [{}, ...REQUIRED_BEARER];
 
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 

@@ -182,6 +182,32 @@ describe(`POST ${TOKEN_PATH} on ${databaseKind}`, () => {
         LONELY,
       );
     });
+
+    it("as Swagger UI's Authorize asks for it: Basic, an empty scope, X-Requested-With", async () => {
+      // swagger-ui's authorizeApplication: `btoa(id + ":" + secret)` with nothing url-encoded,
+      // and a form of grant_type and the scopes, empty for a scheme with none.
+      const swaggerHeaders = {
+        accept: 'application/json, text/plain, */*',
+        'x-requested-with': 'XMLHttpRequest',
+      };
+      await expectToken(
+        await post({
+          body: 'grant_type=client_credentials&scope=',
+          headers: {
+            ...swaggerHeaders,
+            authorization: `Basic ${Buffer.from(`${ACME.id}:${ACME.secret}`).toString('base64')}`,
+          },
+        }),
+        ACME,
+      );
+      await expectToken(
+        await post({
+          body: { ...grant, scope: '', client_id: ACME.id, client_secret: ACME.secret },
+          headers: swaggerHeaders,
+        }),
+        ACME,
+      );
+    });
   });
 
   describe('refuses client authentication', () => {

@@ -1,17 +1,25 @@
 /**
  * GraphiQL and Swagger UI in a real browser: Debian's Chromium driven by playwright-core, on
  * the app listening on a seeded catalogue, with every request to another host blocked and
- * recorded. Every GraphiQL example tab runs and shows data; /docs gets a token through "Try it
- * out", authorizes with it and runs partner search. Screenshots go to SCREENSHOT_DIR (else a
+ * recorded. Every GraphiQL example tab, chosen with a mouse click, runs and shows data; /docs
+ * authorizes with the demo client's id and secret (Swagger UI fetching the token itself) and
+ * runs partner search with the token. Screenshots go to SCREENSHOT_DIR (else a
  * fresh temporary directory), whose path the output names.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import {
+  chromium,
+  type BrowserContext,
+  type Locator,
+  type Page,
+  type Request,
+} from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
+import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { EXAMPLE_OPERATIONS } from '../../src/graph/graphiql.ts';
 import { requirePrerequisite } from '../helpers/prerequisites.ts';
 import { serveApp, type ServedApp } from '../helpers/raw-http.ts';
@@ -118,15 +126,30 @@ describe('in a browser, with every other host blocked', () => {
         .poll(() => editorText(queryEditor), { timeout: 60_000 })
         .toContain(`query ${EXAMPLE_OPERATIONS[0]!.name}(`);
       expect(await editorText(queryEditor)).not.toContain('Welcome to');
+      // The web fonts arriving resize the tabs, which is what threw them off their place.
+      await page.evaluate(() => document.fonts.ready.then(() => undefined));
+      // Where each click lands: the tab button's id, else the element's tag.
+      await page.evaluate(() => {
+        const record = (event: MouseEvent) => {
+          const target = event.target as Element;
+          document.body.dataset['clicked'] =
+            target.closest('.graphiql-tab-button')?.id ?? target.tagName;
+        };
+        document.addEventListener('click', record, true);
+      });
 
       for (const [index, example] of EXAMPLE_OPERATIONS.entries()) {
         const expected = await catalogue.graphql(example.document, example.variables);
         const shown = firstString(expected.data);
         expect(shown, `${example.name} answers a string to look for`).toBeDefined();
 
-        // By keyboard: the tabs can be dragged, and a pointer's release lands on the tab strip.
-        await page.getByRole('button', { name: example.name, exact: true }).focus();
-        await page.keyboard.press('Enter');
+        // A real mouse click (pointer and mouse events at the button's centre), which must land
+        // on the tab's button: the tab must not move between press and release (the cause is
+        // in graphiql-assets.ts; unfixed, the click lands on the tab bar and nothing switches).
+        await page.getByRole('button', { name: example.name, exact: true }).click();
+        expect(await page.evaluate(() => document.body.dataset['clicked'])).toBe(
+          `graphiql-session-tab-${index}`,
+        );
         const selectedTab = page.getByRole('tab', { selected: true });
         await expect.poll(() => selectedTab.innerText()).toContain(example.name);
         await expect.poll(() => editorText(queryEditor)).toContain(`query ${example.name}`);
@@ -151,6 +174,18 @@ describe('in a browser, with every other host blocked', () => {
         });
       }
 
+      // A narrower window rescales the tabs' drag offsets again; a click still switches.
+      await page.setViewportSize({ width: 1200, height: 1000 });
+      const first = EXAMPLE_OPERATIONS[0]!;
+      await page.getByRole('button', { name: first.name, exact: true }).click();
+      expect(await page.evaluate(() => document.body.dataset['clicked'])).toBe(
+        'graphiql-session-tab-0',
+      );
+      await expect
+        .poll(() => page.getByRole('tab', { selected: true }).innerText())
+        .toContain(first.name);
+      await expect.poll(() => editorText(queryEditor)).toContain(`query ${first.name}`);
+
       // Monaco's editor workers ran from the service's own files.
       const loaded = await page.evaluate(() =>
         performance.getEntriesByType('resource').map((entry) => entry.name),
@@ -170,31 +205,41 @@ describe('in a browser, with every other host blocked', () => {
   );
 
   it(
-    'Swagger UI gets a token with "Try it out", authorizes with it and runs partner search',
+    "Swagger UI's Authorize gets the token itself from a client id and secret, and partner search runs with it",
     async () => {
       const { page, problems } = await openPage('/docs');
-
-      const tokenOperation = page.locator('[id="operations-Authentication-issueToken"]');
-      await tokenOperation.locator('.opblock-summary').first().click();
-      await tokenOperation.getByRole('button', { name: 'Try it out' }).click();
-      await tokenOperation.getByPlaceholder('client_id').fill(DEMO_CLIENT.id);
-      await tokenOperation.getByPlaceholder('client_secret').fill(DEMO_CLIENT.secret);
-      await tokenOperation.getByRole('button', { name: 'Execute' }).click();
-      const tokenResponse = tokenOperation.locator('.live-responses-table tr.response');
-      expect(await tokenResponse.locator('.response-col_status').innerText()).toBe('200');
-      const token = JSON.parse(
-        await tokenResponse.locator('.response-col_description pre').first().innerText(),
-      ) as { access_token: string };
-      expect(token.access_token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-      await tokenOperation.locator('.responses-wrapper').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(screenshotDir, 'docs-1-token.png') });
+      const requests: Request[] = [];
+      page.on('request', (request) => requests.push(request));
 
       await page.locator('.auth-wrapper .authorize').click();
-      const bearer = page.locator('.modal-ux .auth-container', { hasText: 'bearerAuth' });
-      await bearer.locator('#auth-bearer-value').fill(token.access_token);
-      await bearer.getByRole('button', { name: 'Apply credentials' }).click();
-      await expect.poll(() => bearer.innerText()).toContain('Authorized');
-      await bearer.getByRole('button', { name: 'Close' }).click();
+      const oauth = page.locator('.modal-ux .auth-container', { hasText: 'clientCredentials' });
+      await expect.poll(() => oauth.innerText()).toContain(TOKEN_PATH);
+      await oauth.locator('[data-name="clientId"]').fill(DEMO_CLIENT.id);
+      await oauth.locator('[data-name="clientSecret"]').fill(DEMO_CLIENT.secret);
+      await oauth.getByRole('button', { name: 'Apply given OAuth2 credentials' }).click();
+      await oauth.getByRole('button', { name: 'Remove authorization' }).waitFor();
+      expect(await oauth.innerText()).toContain('Authorized');
+      await page.screenshot({ path: path.join(screenshotDir, 'docs-1-authorized.png') });
+      await oauth.getByRole('button', { name: 'Close' }).click();
+
+      // The token request is Swagger UI's own: client credentials in HTTP Basic, the grant in
+      // the form body, to the token endpoint of this origin (the relative tokenUrl resolved).
+      const tokenRequests = requests.filter((request) => request.url().endsWith(TOKEN_PATH));
+      expect(tokenRequests.map((request) => `${request.method()} ${request.url()}`)).toEqual([
+        `POST ${origin}${TOKEN_PATH}`,
+      ]);
+      const tokenRequest = tokenRequests[0]!;
+      const basic = `${DEMO_CLIENT.id}:${DEMO_CLIENT.secret}`;
+      expect(await tokenRequest.headerValue('authorization')).toBe(
+        `Basic ${Buffer.from(basic).toString('base64')}`,
+      );
+      expect(new URLSearchParams(tokenRequest.postData() ?? '').get('grant_type')).toBe(
+        'client_credentials',
+      );
+      const tokenResponse = (await tokenRequest.response())!;
+      expect(tokenResponse.status()).toBe(200);
+      const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+      expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
 
       const search = page.locator('[id$="-partnerSearchProducts"]');
       await search.locator('.opblock-summary').first().click();
@@ -202,7 +247,11 @@ describe('in a browser, with every other host blocked', () => {
       await search.locator('tr[data-param-name="market"] select').selectOption('se');
       await search.getByPlaceholder('ref', { exact: true }).fill(DEMO_CLIENT.ref);
       await search.getByPlaceholder('limit', { exact: true }).fill('2');
+      const searchRequest = page.waitForRequest((request) =>
+        request.url().includes(`ref=${DEMO_CLIENT.ref}`),
+      );
       await search.getByRole('button', { name: 'Execute' }).click();
+      expect(await (await searchRequest).headerValue('authorization')).toBe(`Bearer ${token}`);
       const searchResponse = search.locator('.live-responses-table tr.response');
       expect(await searchResponse.locator('.response-col_status').innerText()).toBe('200');
       const body = JSON.parse(
@@ -214,6 +263,7 @@ describe('in a browser, with every other host blocked', () => {
 
       await search.locator('.responses-wrapper').scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(screenshotDir, 'docs-2-partner-search.png') });
+      expect(requests.filter((request) => request.url().endsWith(TOKEN_PATH))).toHaveLength(1);
       expect(problems).toEqual([]);
       expect(elsewhere).toEqual([]);
       await page.close();

@@ -21,6 +21,8 @@ const OPENAPI_FILE = new URL('../../docs/openapi.json', import.meta.url);
 
 const document = buildOpenApiDocument(restRoutes, { version: packageVersion() });
 type Json = Record<string, any>;
+/** A token the caller has, or one its tool gets with the client id and secret: either. */
+const BEARER_REQUIRED = [{ bearerAuth: [] }, { clientCredentials: [] }];
 const operationOf = (route: RestRoute) => document.paths[route.path]?.[route.method.toLowerCase()];
 
 // ---------------------------------------------------------------------------------------
@@ -159,7 +161,7 @@ describe('the OpenAPI document', () => {
           '503',
         ].sort(),
       );
-      expect(operation.security).toEqual(partner ? [{ bearerAuth: [] }] : [{}, { bearerAuth: [] }]);
+      expect(operation.security).toEqual(partner ? BEARER_REQUIRED : [{}, ...BEARER_REQUIRED]);
       const headers = Object.keys(operation.responses['200']!.headers as Json);
       expect(headers).toEqual(expect.arrayContaining(['ETag', 'Cache-Control', 'X-Request-Id']));
       expect(headers.includes('API-Version')).toBe(route.apiVersion !== undefined);
@@ -176,6 +178,35 @@ describe('the OpenAPI document', () => {
       type: 'http',
       scheme: 'bearer',
     });
+  });
+
+  it('offers the OAuth2 client credentials flow at the token endpoint wherever a token is taken', () => {
+    // What Swagger UI's Authorize and generated clients use to fetch the token themselves; the
+    // relative tokenUrl resolves against the document's only server, this one.
+    expect(document.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    expect(document.components.securitySchemes.clientCredentials).toMatchObject({
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: TOKEN_PATH, scopes: {} } },
+    });
+    const takingTokens = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) =>
+          (operation.security ?? []).some((requirement: Json) => 'bearerAuth' in requirement),
+        )
+        .map(([method, operation]) => [`${method} ${path}`, operation.security ?? []] as const),
+    );
+    expect(takingTokens.map(([operation]) => operation)).toEqual(
+      expect.arrayContaining([
+        'put /feeds/shops/{shopId}',
+        'get /feeds/runs/{runId}',
+        'post /graphql',
+        'get /partner-search/products',
+      ]),
+    );
+    for (const [operation, security] of takingTokens) {
+      const required = security.filter((requirement: Json) => Object.keys(requirement).length > 0);
+      expect(required, operation).toEqual(BEARER_REQUIRED);
+    }
   });
 
   it('documents the token endpoint', () => {

@@ -3,11 +3,11 @@
  * answer with, and a pushed item.
  */
 import {
-  BEARER,
   DEFECT,
   errorAnswer,
   headersOf,
   JSON_MEDIA_TYPE,
+  REQUIRED_BEARER,
   schemaRef,
   UNAVAILABLE,
   type JsonSchema,
@@ -180,8 +180,6 @@ const WAIT: OpenApiParameter = {
   schema: { type: 'string', enum: ['true', 'false'] },
 };
 
-const SHOP_ONLY = [{ [BEARER]: [] }];
-
 const runAnswer = (description: string): OpenApiAnswer => ({
   description,
   headers: {
@@ -223,7 +221,7 @@ export const FEED_ROUTES_OPENAPI: OpenApiPaths = {
       summary: 'Send a full feed: the shop’s offers are then exactly its rows',
       description:
         'The whole feed as the body, as exported for Google Merchant Center: TSV or CSV with a header row, or RSS 2.0 XML with the `g:` namespace; `Content-Encoding: gzip` for any of them. Offers missing from it are withdrawn. Stored as it arrives, then applied in one transaction; runs of one shop apply in the order received. A feed broken as a whole, or with more than `FEED_MAX_REJECTED_SHARE` of its rows rejected, changes nothing.',
-      security: SHOP_ONLY,
+      security: REQUIRED_BEARER,
       parameters: [SHOP_ID, WAIT],
       requestBody: {
         required: true,
@@ -247,7 +245,7 @@ export const FEED_ROUTES_OPENAPI: OpenApiPaths = {
       tags: ['Feeds'],
       summary: 'Push items: create or update these offers only',
       description: `A JSON array of 1 to ${MAX_PUSH_ITEMS} items named like the feed's columns. Each is checked like a feed row; a rejected one is reported and the rest applied.`,
-      security: SHOP_ONLY,
+      security: REQUIRED_BEARER,
       parameters: [SHOP_ID, WAIT],
       requestBody: {
         required: true,
@@ -274,7 +272,7 @@ export const FEED_ROUTES_OPENAPI: OpenApiPaths = {
       operationId: 'withdrawFeedItem',
       tags: ['Feeds'],
       summary: 'Withdraw one item: its offer is no longer served',
-      security: SHOP_ONLY,
+      security: REQUIRED_BEARER,
       parameters: [
         SHOP_ID,
         {
@@ -294,7 +292,7 @@ export const FEED_ROUTES_OPENAPI: OpenApiPaths = {
       operationId: 'listFeedRuns',
       tags: ['Feeds'],
       summary: 'The shop’s runs, newest first',
-      security: SHOP_ONLY,
+      security: REQUIRED_BEARER,
       parameters: [
         SHOP_ID,
         {
@@ -325,7 +323,7 @@ export const FEED_ROUTES_OPENAPI: OpenApiPaths = {
       operationId: 'getFeedRun',
       tags: ['Feeds'],
       summary: 'A run, by the `Location` its write answered',
-      security: SHOP_ONLY,
+      security: REQUIRED_BEARER,
       parameters: [
         {
           name: 'runId',

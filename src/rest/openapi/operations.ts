@@ -6,13 +6,13 @@
  */
 import { TOKEN_PATH } from '../../auth/token-endpoint.ts';
 import {
-  BEARER,
   DEFECT,
   errorAnswer,
   headersOf,
   IF_NONE_MATCH,
   JSON_MEDIA_TYPE,
   OPTIONAL_BEARER,
+  REQUIRED_BEARER,
   UNAVAILABLE,
   type JsonSchema,
   type OpenApiAnswer,
@@ -55,7 +55,7 @@ function routeOperation(route: RestRoute, items: ItemSchemas): OpenApiOperation 
     summary: route.summary,
     description: route.description,
     parameters: [...route.params.map(parameterOf), IF_NONE_MATCH],
-    security: route.access === 'public' ? OPTIONAL_BEARER : [{ [BEARER]: [] }],
+    security: route.access === 'public' ? OPTIONAL_BEARER : REQUIRED_BEARER,
     responses: routeResponses(route, items.schemaOf(route.resource)),
   };
 }
