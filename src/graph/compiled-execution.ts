@@ -11,7 +11,10 @@
  *   error names the offending value and the allowed ones;
  * - its errors carry locations but neither AST nodes nor source positions, from which yoga
  *   rebuilds every error it answers: they would lose their locations, so they are given the
- *   positions back.
+ *   positions back;
+ * - it knows nothing of incremental delivery: a document carrying @defer or @stream runs on
+ *   yoga's executor (@graphql-tools/executor), which delivers it in parts (for a client that
+ *   takes no stream, ./incremental-delivery.ts has removed them by now: that one compiles).
  */
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import {
@@ -24,6 +27,7 @@ import {
   type SourceLocation,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { deliversIncrementally } from './incremental-delivery.ts';
 
 function holdsOneOperation(document: DocumentNode): boolean {
   let operations = 0;
@@ -59,14 +63,16 @@ export function useCompiledExecution(): Plugin {
   return {
     onExecute(payload) {
       const { args } = payload;
-      if (!holdsOneOperation(args.document)) return;
+      if (!holdsOneOperation(args.document) || deliversIncrementally(args.document)) return;
       const definitions = getOperationAST(args.document, args.operationName)?.variableDefinitions;
       if (definitions?.length) {
         const { errors } = getVariableValues(args.schema, definitions, args.variableValues ?? {});
         if (errors) return; // graphql-js executes and reports them
       }
       compiled.onExecute?.(payload); // sets the compiled execute function, synchronously
-      const source = args.document.loc?.source;
+      // A document without incremental delivery's directives (./incremental-delivery.ts) has
+      // no location of its own; its definitions keep theirs.
+      const source = (args.document.loc ?? args.document.definitions[0]?.loc)?.source;
       return {
         onExecuteDone({ result, setResult }) {
           if (!source || !('errors' in result) || !result.errors?.length) return;

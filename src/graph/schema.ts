@@ -1,4 +1,10 @@
-/** Imports every type so it registers with the builder, then builds the schema once. */
+/**
+ * Imports every type so it registers with the builder, then builds the schema once, with
+ * graphql-js's directives and the incremental delivery ones, @defer and @stream (docs/api.md,
+ * "Incremental delivery"): in the schema itself, so the printed SDL and every client see them.
+ */
+import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
+import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.ts';
 import './types/market.ts';
 import './types/money.ts';
@@ -14,4 +20,6 @@ import './types/brand.ts';
 import './types/category.ts';
 import './types/product-listing.ts';
 
-export const schema = builder.toSchema();
+export const schema = builder.toSchema({
+  directives: [...specifiedDirectives, GraphQLDeferDirective, GraphQLStreamDirective],
+});
