@@ -15,10 +15,21 @@
  * the stream ends). Loaders batch within each part: the deferred fragments of a list's items
  * start together, so a page of products with their offers deferred loads the offers of all of
  * them in one statement. Nothing incremental is stored by the response cache, nor tagged.
+ * Errors in later parts are masked as the first part's are (yoga masks only a result's own
+ * `errors`, not those of its `incremental` patches).
  */
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { BREAK, Kind, visit, type DirectiveNode, type DocumentNode } from 'graphql';
+import {
+  BREAK,
+  GraphQLError,
+  Kind,
+  visit,
+  type DirectiveNode,
+  type DocumentNode,
+  type ExecutionResult,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { maskError } from '../errors.ts';
 
 const INCREMENTAL_DIRECTIVES = new Set(['defer', 'stream']);
 
@@ -90,19 +101,65 @@ export function acceptsStream(request: Request): boolean {
   });
 }
 
+/** A later part: patches, each with the errors of the fields it holds. */
+interface SubsequentResult extends ExecutionResult {
+  incremental?: { errors?: readonly GraphQLError[] }[];
+}
+
+/** yoga's own message for an error it masks. */
+const UNEXPECTED = 'Unexpected error.';
+
 /**
- * The directives' validation (yoga's plugin), and, for a client that takes no stream, the
- * document without them. Before compiled execution, which then compiles that document.
+ * The error as the service answers it (src/errors.ts), without the HTTP status and headers it
+ * may carry for a whole answer: yoga leaves them out of a result's own errors only.
+ */
+function maskedInPart(error: GraphQLError): GraphQLError {
+  const masked = maskError(error, UNEXPECTED) as GraphQLError;
+  const { http: _http, ...extensions } = masked.extensions ?? {};
+  return new GraphQLError(masked.message, {
+    nodes: masked.nodes,
+    source: masked.source,
+    positions: masked.positions,
+    path: masked.path,
+    originalError: masked.originalError,
+    extensions,
+  });
+}
+
+function withMaskedPatches(result: SubsequentResult): SubsequentResult | undefined {
+  if (!result.incremental?.some((patch) => patch.errors?.length)) return undefined;
+  return {
+    ...result,
+    incremental: result.incremental.map((patch) =>
+      patch.errors?.length ? { ...patch, errors: patch.errors.map(maskedInPart) } : patch,
+    ),
+  };
+}
+
+/**
+ * The directives' validation (yoga's plugin); for a client that takes no stream, the document
+ * without them (before compiled execution, which then compiles it); for one that does, the
+ * errors of every later part masked.
  */
 export function useIncrementalDelivery(): Plugin[] {
   return [
     useDeferStream(),
     {
       onExecute({ args }) {
-        if (!deliversIncrementally(args.document)) return;
+        if (!deliversIncrementally(args.document)) return undefined;
         const { request } = args.contextValue as { request?: Request };
-        if (request === undefined || acceptsStream(request)) return;
-        args.document = withoutIncrementalDelivery(args.document);
+        if (request !== undefined && !acceptsStream(request)) {
+          args.document = withoutIncrementalDelivery(args.document);
+          return undefined;
+        }
+        return {
+          onExecuteDone: () => ({
+            onNext({ result, setResult }) {
+              const masked = withMaskedPatches(result as SubsequentResult);
+              if (masked) setResult(masked);
+            },
+          }),
+        };
       },
     },
   ];

@@ -7,6 +7,8 @@
  * no stream gets the whole answer at once. The bounds (cost, depth), the deadline (in
  * test/deadline.test.ts), the response cache and ETags hold as for any document.
  */
+import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
+import { Defer20220824Handler } from '@apollo/client/incremental';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
@@ -299,5 +301,62 @@ describe('with the response cache on', () => {
       expect(parts.length).toBeGreaterThan(1);
       expect(catalogue.statements.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('Apollo Client (HttpLink, the 2022-08-24 @defer handler)', () => {
+  const PRODUCT_PAGE = gql`
+    query ProductPage($id: Int!) {
+      product(market: SE, id: $id) {
+        productId
+        name
+        ... @defer {
+          offers(first: 5) {
+            totalCount
+            edges {
+              node {
+                offerId
+                shop {
+                  name
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  `;
+
+  it('shows the product before its deferred offers, then both', async () => {
+    const client = new ApolloClient({
+      cache: new InMemoryCache(),
+      link: new HttpLink({
+        uri: 'http://test/graphql',
+        fetch: async (input, init) => catalogue.app.fetch(new Request(input, init)),
+      }),
+      incrementalHandler: new Defer20220824Handler(),
+    });
+    const seen: { dataState: string; data: any }[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const subscription = client
+        .watchQuery({ query: PRODUCT_PAGE, variables: { id: ids[0] } })
+        .subscribe({
+          next(result) {
+            seen.push({ dataState: result.dataState, data: result.data });
+            if (result.dataState !== 'complete') return;
+            subscription.unsubscribe();
+            resolve();
+          },
+          error: reject,
+        });
+    });
+    const withData = seen.filter((result) => result.data?.product);
+    expect(withData.map((result) => result.dataState)).toEqual(['streaming', 'complete']);
+    const [streaming, complete] = withData;
+    expect(streaming!.data.product).toMatchObject({ productId: ids[0], name: expect.any(String) });
+    expect(streaming!.data.product.offers).toBeUndefined();
+    expect(complete!.data.product.name).toBe(streaming!.data.product.name);
+    expect(complete!.data.product.offers.edges.length).toBeGreaterThan(0);
+    client.stop();
   });
 });
