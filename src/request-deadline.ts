@@ -31,6 +31,8 @@ export interface RequestDeadline {
   readonly passed: Promise<void>;
   /** The request is answered: no deadline, and the client's leaving stops nothing any more. */
   clear(): void;
+  /** The client has given up the answer (cancelled its body): the work stops, as if it left. */
+  abandon(): void;
 }
 
 /** `clientGone`: whether the client has gone away, read when a statement asks. */
@@ -39,7 +41,8 @@ export function startDeadline(clientGone: () => boolean, timeoutMs: number): Req
   let answered = false;
   // The client's leaving is read when a statement asks, not listened for: a listener per
   // request cost more than the checks it saves.
-  const stop = () => (stopped ??= new RequestStopped(clientGone() ? 'client gone' : 'deadline'));
+  const stop = (gone = clientGone()) =>
+    (stopped ??= new RequestStopped(gone ? 'client gone' : 'deadline'));
   const signal: WorkStop = {
     throwIfAborted() {
       if (stopped === undefined && !answered && clientGone()) stop();
@@ -58,6 +61,10 @@ export function startDeadline(clientGone: () => boolean, timeoutMs: number): Req
     passed,
     clear() {
       answered = true;
+      clearTimeout(timer);
+    },
+    abandon() {
+      stop(true);
       clearTimeout(timer);
     },
   };

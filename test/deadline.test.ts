@@ -7,7 +7,8 @@
  *   documented 503 + Retry-After (TIMEOUT on /graphql), and the connection goes back to the
  *   pool healthy.
  * - A request past REQUEST_TIMEOUT_MS is answered the same way at its deadline, and once its
- *   waiting statement ends, it sends no further statement.
+ *   waiting statement ends, it sends no further statement. An answer in parts (@defer) is
+ *   bound the same way until its last part: a part past the deadline carries TIMEOUT errors.
  * - A client that goes away (its connection closed) stops its request's work the same way:
  *   no further statement; one that is gone before its request runs costs no statement at all.
  */
@@ -20,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from './helpers/database.ts';
+import { mergedParts, readParts } from './helpers/incremental.ts';
 import { createScratchDatabase } from './helpers/scratch-database.ts';
 
 /** The first statement of this page reads product_market_summaries; its loaders read more. */
@@ -27,6 +29,9 @@ const PAGE = '/v1/products?market=se&limit=5';
 const PAGE_QUERY =
   '{ products(market: SE, first: 5) { edges { node { id name brand { name } category { name } } } } }';
 const LOCKED_TABLE = 'product_market_summaries';
+/** The products at once; their offers, and the offers' shops, in a later part. */
+const DEFERRED_OFFERS_QUERY = `{ products(market: SE, first: 5) { edges { node { id name
+  ... @defer { offers(first: 2) { edges { node { offerId shop { name } } } } } } } } }`;
 
 /** The pass's database: a server's or PGlite. */
 let database: TestDatabase;
@@ -221,6 +226,37 @@ describe('a request past REQUEST_TIMEOUT_MS (a lock holds its first statement)',
       const after = await statementsAfterRelease(app, lock, waiting);
       expect(after).toHaveLength(waiting);
       expect(after.every((sql) => sql.includes(LOCKED_TABLE))).toBe(true);
+    } finally {
+      await lock.release().catch(() => undefined);
+    }
+  });
+  it('holds for an answer in parts: a deferred part past the deadline sends no statement, and says TIMEOUT', async () => {
+    const lock = await lockTable('offers');
+    try {
+      const response = await app.fetch(
+        new Request('http://test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+          body: JSON.stringify({ query: DEFERRED_OFFERS_QUERY }),
+        }),
+      );
+      // The products are answered at once; their offers wait on the lock, past the deadline.
+      expect(response.status).toBe(200);
+      const waiting = await statementsWaiting(lock);
+      await new Promise((resolve) => setTimeout(resolve, 2 * 300));
+      const after = await statementsAfterRelease(app, lock, waiting);
+      expect(after).toHaveLength(waiting);
+      expect(after.every((sql) => sql.includes('available_offers'))).toBe(true);
+      const { data, errors } = mergedParts(await readParts(response, 'multipart/mixed'));
+      expect((data as any).products.edges.length).toBeGreaterThan(0);
+      expect(errors.length).toBeGreaterThan(0);
+      for (const error of errors) {
+        expect(error).toMatchObject({
+          message: 'the request took too long',
+          extensions: { code: 'TIMEOUT' },
+        });
+        expect(error.extensions).not.toHaveProperty('http');
+      }
     } finally {
       await lock.release().catch(() => undefined);
     }

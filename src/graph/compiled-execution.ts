@@ -15,7 +15,10 @@
  * - a list whose last items failed comes out shorter than asked (graphql-js: null in their
  *   place). A federation gateway matches `_entities` answers to its representations by
  *   position, so an operation asking for `_entities` stays on graphql-js
- *   (test/graph/federation.test.ts).
+ *   (test/graph/federation.test.ts);
+ * - it knows nothing of incremental delivery: a document carrying @defer or @stream runs on
+ *   yoga's executor (@graphql-tools/executor), which delivers it in parts (for a client that
+ *   takes no stream, ./incremental-delivery.ts has removed them by now: that one compiles).
  */
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import {
@@ -29,6 +32,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { selectsRootField } from '../graphql-root-fields.ts';
+import { deliversIncrementally } from './incremental-delivery.ts';
 
 function holdsOneOperation(document: DocumentNode): boolean {
   let operations = 0;
@@ -66,7 +70,7 @@ export function useCompiledExecution(): Plugin {
   return {
     onExecute(payload) {
       const { args } = payload;
-      if (!holdsOneOperation(args.document)) return;
+      if (!holdsOneOperation(args.document) || deliversIncrementally(args.document)) return;
       const operation = getOperationAST(args.document, args.operationName);
       if (operation && selectsRootField(args.document, operation.selectionSet, ENTITIES)) return;
       const definitions = operation?.variableDefinitions;
@@ -75,7 +79,9 @@ export function useCompiledExecution(): Plugin {
         if (errors) return; // graphql-js executes and reports them
       }
       compiled.onExecute?.(payload); // sets the compiled execute function, synchronously
-      const source = args.document.loc?.source;
+      // A document without incremental delivery's directives (./incremental-delivery.ts) has
+      // no location of its own; its definitions keep theirs.
+      const source = (args.document.loc ?? args.document.definitions[0]?.loc)?.source;
       return {
         onExecuteDone({ result, setResult }) {
           if (!source || !('errors' in result) || !result.errors?.length) return;

@@ -87,6 +87,53 @@ export const PRODUCT_PAGE = /* GraphQL */ `
   }
 `;
 
+export const DEFERRED_PRODUCT_PAGE = /* GraphQL */ `
+  # A product page in parts (@defer): the product at once, its offers and its price history in
+  # later parts, as each is ready. GraphiQL shows the answer growing as the parts arrive.
+  query DeferredProductPage($market: Market! = SE, $id: Int! = 1) {
+    product(market: $market, id: $id) {
+      productId
+      name
+      brand {
+        name
+      }
+      offerSummary {
+        offerCount
+        lowestNewPrice {
+          value
+          currency
+        }
+      }
+      ... @defer(label: "offers") {
+        offers(first: 10) {
+          totalCount
+          edges {
+            node {
+              offerName
+              price {
+                value
+                currency
+              }
+              shop {
+                name
+              }
+            }
+          }
+        }
+      }
+      ... @defer(label: "history") {
+        priceHistory(days: 30) {
+          date
+          lowestPrice {
+            value
+            currency
+          }
+        }
+      }
+    }
+  }
+`;
+
 export const SEARCH = /* GraphQL */ `
   # Search: products whose names match every term (in the market's language, by prefix, with
   # typos forgiven), best match first; narrow with a category (slug or id). For the next page,
@@ -264,6 +311,7 @@ function dedent(text: string): string {
 
 export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   PRODUCT_PAGE,
+  DEFERRED_PRODUCT_PAGE,
   SEARCH,
   DEALS,
   CATEGORY_BROWSE,

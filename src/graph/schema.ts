@@ -1,8 +1,12 @@
 /**
  * Imports every type so it registers with the builder, then builds the schema once: as a
  * federation subgraph (./federation.ts), which is the public schema plus `_service` and
- * `_entities`, so one endpoint serves clients and a gateway alike.
+ * `_entities`, so one endpoint serves clients and a gateway alike; with graphql-js's
+ * directives and the incremental delivery ones, @defer and @stream (docs/api.md, "Incremental
+ * delivery"), in the schema itself, so the printed SDL and every client see them.
  */
+import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
+import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.ts';
 import { describeFederation, FEDERATION_DIRECTIVES, FEDERATION_SPEC } from './federation.ts';
 import './types/market.ts';
@@ -25,5 +29,6 @@ export const schema = describeFederation(
   builder.toSubGraphSchema({
     linkUrl: FEDERATION_SPEC,
     federationDirectives: FEDERATION_DIRECTIVES,
+    directives: [...specifiedDirectives, GraphQLDeferDirective, GraphQLStreamDirective],
   }),
 );

@@ -1,7 +1,8 @@
 /**
- * The GraphQL server: yoga over the schema, with the document limits, compiled execution,
- * entity tags, GraphQL-over-HTTP statuses and, when configured, the response cache. /graphql
- * and every REST route execute through it, so all share its context, limits and masking.
+ * The GraphQL server: yoga over the schema, with the document limits, incremental delivery
+ * (@defer, @stream), compiled execution, entity tags, GraphQL-over-HTTP statuses and, when
+ * configured, the response cache. /graphql and every REST route execute through it, so all
+ * share its context, limits and masking.
  */
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { useEntityTags } from '../cache/etag.ts';
@@ -19,6 +20,7 @@ import { useCompiledExecution } from './compiled-execution.ts';
 import { GRAPHIQL_OPTIONS } from './graphiql.ts';
 import type { GraphiQLAssets } from './graphiql-assets.ts';
 import { useGraphQLOverHttpStatus } from './http-status.ts';
+import { useIncrementalDelivery } from './incremental-delivery.ts';
 import { useDocumentLimits, useJsonBodiesOnly, useJsonParameters } from './limits.ts';
 import { schema } from './schema.ts';
 import { createYogaLogger, useClientErrorsInRequestLine } from './yoga-logging.ts';
@@ -66,6 +68,9 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
       useBodySizeLimit(config.graphqlMaxBodyBytes),
       // Before compiled execution and the response cache: a refused document runs nothing.
       ...useDocumentLimits(config),
+      // @defer and @stream: before compiled execution, which leaves documents with them to
+      // yoga's executor unless the client takes no stream.
+      ...useIncrementalDelivery(),
       useCompiledExecution(),
       useEntityTags(),
       useGraphQLOverHttpStatus(),

@@ -11,7 +11,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { AppMetrics } from '../metrics.ts';
 import type { RequestSource } from '../proxy-trust.ts';
-import { bindWorkSignal, startDeadline } from '../request-deadline.ts';
+import { bindWorkSignal, startDeadline, type RequestDeadline } from '../request-deadline.ts';
 import { withinRequest, type RequestLog, type RequestRecord } from '../request-log.ts';
 import { UNMATCHED } from '../metrics.ts';
 import { nonResourceResponse, readRequestTarget } from '../request-target.ts';
@@ -72,8 +72,9 @@ export function createPipeline(deps: PipelineDependencies) {
 
   /**
    * Bounded by REQUEST_TIMEOUT_MS: at the deadline the request is answered 503 and its work
-   * stops at its next statement, as it does when the client goes away first. A handler with
-   * its own deadline bounds itself.
+   * stops at its next statement, as it does when the client goes away first. An answer in
+   * parts (@defer, @stream) is bound until its last part: a part whose statements the deadline
+   * stops carries their TIMEOUT errors. A handler with its own deadline bounds itself.
    */
   async function withinDeadline(
     exchange: Exchange,
@@ -92,13 +93,16 @@ export function createPipeline(deps: PipelineDependencies) {
       );
       return handler.refusals.timedOut(requestId);
     });
+    let streaming = false;
     try {
-      return await Promise.race([
+      const response = await Promise.race([
         withinRequest(record, () => answer(exchange, handler, record)),
         timedOut,
       ]);
+      streaming = deliveredInParts(response);
+      return streaming ? clearedWhenDelivered(response, deadline) : response;
     } finally {
-      deadline.clear();
+      if (!streaming) deadline.clear();
     }
   }
 
@@ -152,6 +156,40 @@ export interface Answer {
 export type Pipeline = ReturnType<typeof createPipeline>;
 
 const ANONYMOUS: Caller = { kind: 'anonymous' };
+
+/** GraphQL's incremental delivery: multipart/mixed or an event stream, written as it runs. */
+const IN_PARTS = /^(?:multipart\/mixed|text\/event-stream)\b/i;
+
+function deliveredInParts(response: Response): boolean {
+  return response.body !== null && IN_PARTS.test(response.headers.get('content-type') ?? '');
+}
+
+/**
+ * The answer, its body ending the request's deadline once read to its end; a body the client
+ * cancels stops the request's remaining work, as its leaving would.
+ */
+function clearedWhenDelivered(response: Response, deadline: RequestDeadline): Response {
+  const reader = response.body!.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        deadline.clear();
+        controller.close();
+      } catch (error) {
+        deadline.clear();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      deadline.abandon();
+      return reader.cancel(reason);
+    },
+  });
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
+}
 
 /** A refusal when the handler's request limit has no room for the request. */
 async function takeLimit(

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_OPERATIONS, GRAPHIQL_OPTIONS } from '../../src/graph/graphiql.ts';
+import { mergedParts, readParts } from '../helpers/incremental.ts';
 import { useSeededCatalogue, type GraphQLBody } from '../helpers/seeded.ts';
 
 const catalogue = useSeededCatalogue();
@@ -66,6 +67,7 @@ describe('GraphiQL', () => {
     expect(JSON.parse(options!)).toEqual(GRAPHIQL_OPTIONS);
     expect(EXAMPLE_OPERATIONS.map((example) => example.name)).toEqual([
       'ProductPage',
+      'DeferredProductPage',
       'Search',
       'Deals',
       'CategoryBrowse',
@@ -132,6 +134,27 @@ describe('GraphiQL', () => {
       });
     },
   );
+
+  it('answers the deferred example in parts to GraphiQL, the product first', async () => {
+    const example = EXAMPLE_OPERATIONS.find(
+      (candidate) => candidate.name === 'DeferredProductPage',
+    )!;
+    // What GraphiQL's fetcher accepts: it reads a multipart/mixed answer part by part.
+    const response = await catalogue.post(
+      { query: example.document, variables: example.variables },
+      { accept: 'application/graphql-response+json, application/json, multipart/mixed' },
+    );
+    expect(response.headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    const parts = await readParts(response, 'multipart/mixed');
+    expect(parts.length).toBeGreaterThan(1);
+    expect(parts[0]!.data).toMatchObject({ product: { name: expect.any(String) } });
+    expect((parts[0]!.data as any).product).not.toHaveProperty('offers');
+    const merged = mergedParts(parts);
+    expect(merged.errors).toEqual([]);
+    expect(merged.data).toEqual(
+      (await catalogue.graphql(example.document, example.variables)).data,
+    );
+  });
 
   it('compares a product across markets in their own currencies', async () => {
     const example = EXAMPLE_OPERATIONS.find(
