@@ -70,7 +70,7 @@ export async function measureManyShops(
   const worker = async () => {
     for (let feed = queue.shift(); feed; feed = queue.shift()) {
       const runStarted = performance.now();
-      const counts = appliedCounts(await submitter.submit(feed), `shop ${feed.shopId}`);
+      const counts = appliedCounts((await submitter.submit(feed)).report, `shop ${feed.shopId}`);
       slowest = Math.max(slowest, (performance.now() - runStarted) / 1000);
       rows += counts.rows;
       changes += changesOf(counts);
