@@ -12,6 +12,8 @@ import type pg from 'pg';
 import type { RunningSystem } from '../systems.ts';
 import { shopPushItems, type PushItem } from './feed-files.ts';
 import { shopMarket } from './full-feed.ts';
+import { appliedCounts } from './submit.ts';
+import type { FeedRunReport } from '../../src/feeds/feed-run.ts';
 
 export interface PushSpec {
   shopId: number;
@@ -28,6 +30,14 @@ export interface PushRound {
   productId: number;
   /** Requests of each answer while polling. */
   polls: number;
+  /**
+   * The run's own times (its report, the gateway's clock, the same machine's): from being
+   * received to starting (queued), to finishing (applying), and from its finish to both
+   * answers showing the new price.
+   */
+  queuedMs: number;
+  applyingMs: number;
+  afterFinishMs: number;
 }
 
 export interface PushResult {
@@ -136,12 +146,13 @@ function watched(items: PushItem[], round: number, rounds: number): PushItem {
   return plain[Math.floor(((round + 0.5) / rounds) * plain.length)]!;
 }
 
+/** Pushes the items; the run's id. */
 async function push(
   baseUrl: string,
   token: string,
   shopId: number,
   items: PushItem[],
-): Promise<void> {
+): Promise<string> {
   const response = await fetch(`${baseUrl}/feeds/shops/${shopId}/items`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -149,6 +160,22 @@ async function push(
   });
   const text = await response.text();
   if (response.status !== 202) throw new Error(`push: ${response.status} ${text}`);
+  return (JSON.parse(text) as FeedRunReport).runId;
+}
+
+/** The run's report once it has finished (it has: its change is visible). */
+async function finishedRun(baseUrl: string, token: string, runId: string) {
+  const response = await fetch(`${baseUrl}/feeds/runs/${runId}?wait=true`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const report = (await response.json()) as FeedRunReport;
+  appliedCounts(report, `push ${runId}`);
+  const at = (instant: string | null) => Date.parse(instant!);
+  return {
+    received: at(report.receivedAt),
+    started: at(report.startedAt),
+    finished: at(report.finishedAt),
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -172,7 +199,7 @@ export async function measurePushVisibility(
       throw new Error(`product ${watch.productId}: no offer of shop ${shopId} in the answers`);
     }
     const sent = performance.now();
-    await push(gateway.baseUrl, token, shopId, items);
+    const runId = await push(gateway.baseUrl, token, shopId, items);
     const answered = performance.now();
     let polls = 0;
     const pending = new Set(both);
@@ -190,12 +217,24 @@ export async function measurePushVisibility(
       }
     }
     const visibleMs = performance.now() - answered;
-    rounds.push({ visibleMs, answeredMs: answered - sent, productId: watch.productId, polls });
+    const visibleAt = Date.now();
+    const run = await finishedRun(gateway.baseUrl, token, runId);
+    rounds.push({
+      visibleMs,
+      answeredMs: answered - sent,
+      productId: watch.productId,
+      polls,
+      queuedMs: run.started - run.received,
+      applyingMs: run.finished - run.started,
+      afterFinishMs: visibleAt - run.finished,
+    });
     if ((round + 1) % Math.max(1, Math.ceil(spec.rounds / 10)) === 0) {
       log(
         `push: round ${round + 1}/${spec.rounds}: ${items.length} items, product ` +
           `${watch.productId} visible ${visibleMs.toFixed(0)} ms after the 202 ` +
-          `(answered in ${(answered - sent).toFixed(0)} ms)`,
+          `(answered in ${(answered - sent).toFixed(0)} ms; run queued ` +
+          `${rounds.at(-1)!.queuedMs} ms, applying ${rounds.at(-1)!.applyingMs} ms, visible ` +
+          `${rounds.at(-1)!.afterFinishMs} ms after its finish)`,
       );
     }
   }
