@@ -75,28 +75,35 @@ function ingest(submitter: Submitter, feeds: { shopId: number; files: string[] }
   let stopped = false;
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
+  // A failure stops every loop after its run; stop() throws it once all have stopped.
+  const failures: unknown[] = [];
   const loops = feeds.map(async ({ shopId, files }) => {
     for (let turn = 0; !stopped; turn++) {
-      const { report } = await submitter.submit({ shopId, file: files[turn % files.length]! });
-      const counts = appliedCounts(report, `shop ${shopId}`);
-      finished.push({
-        at: performance.now(),
-        changes: counts.created + counts.updated + counts.withdrawn,
-      });
+      try {
+        const { report } = await submitter.submit({ shopId, file: files[turn % files.length]! });
+        const counts = appliedCounts(report, `shop ${shopId}`);
+        finished.push({
+          at: performance.now(),
+          changes: counts.created + counts.updated + counts.withdrawn,
+        });
+      } catch (error) {
+        failures.push(error);
+        stopped = true;
+      }
       markStarted();
     }
   });
   const all = Promise.all(loops);
-  all.catch(() => markStarted());
   return {
     between: (from, to) => {
       const runs = finished.filter((run) => run.at >= from && run.at <= to);
       return { runs: runs.length, changes: runs.reduce((sum, run) => sum + run.changes, 0) };
     },
-    started: Promise.race([started, all.then(() => undefined)]),
+    started,
     async stop() {
       stopped = true;
       await all;
+      if (failures.length > 0) throw failures[0];
     },
   };
 }
