@@ -1,9 +1,10 @@
 /**
- * `npm run bench:feeds [-- --quick --only full,many,memory --rounds N --concurrency C]`: feed
- * ingestion against performance.md's feed targets, on the bench-scale catalogue in a
- * database of its own on the Postgres server (`catalogue_bench_feeds`, seeded once and reused
- * like `npm run bench`'s; the feeds write to it, so the reading benches keep theirs as
- * seeded). Prints the machine, each part's progress, and the table of measured vs target.
+ * `npm run bench:feeds [-- --quick --only full,http-full,push,reads,many,memory --rounds N
+ * --concurrency C]`: feed ingestion against performance.md's feed targets, on the bench-scale
+ * catalogue in a database of its own on the Postgres server (`catalogue_bench_feeds`, seeded
+ * once and reused like `npm run bench`'s; the feeds write to it, so the reading benches keep
+ * theirs as seeded). The HTTP parts (http-full, push, reads) start a gateway child process
+ * on it. Prints the machine, each part's progress, and the table of measured vs target.
  */
 import os from 'node:os';
 import { readCommandLine, type CommandSpec, type OptionSpec } from '../src/cli/command-line.ts';
@@ -30,9 +31,12 @@ const BENCH_FEEDS = {
   summary:
     'Seeds (or reuses) the bench-scale catalogue in its own database on the PostgreSQL\n' +
     "server, then measures feed ingestion: one shop's full feed of 100,000 rows with 10 %\n" +
-    'of prices changed (beside reading it alone and a COPY + UPDATE baseline), 1,000,000\n' +
-    "offer changes across many shops' feeds side by side, and the feed command's memory\n" +
-    'applying a 500 MB feed; prints measured against targets (docs/benchmarks.md).',
+    'of prices changed (beside reading it alone and a COPY + UPDATE baseline), in process\n' +
+    '(full) and through a gateway child process, PUT /feeds/shops/{id}?wait=true (http-full);\n' +
+    'pushes of 1,000 items until GraphQL and REST answers show them, response cache on (push);\n' +
+    'W1 and W4 p99 idle and while feeds are applied through HTTP (reads); 1,000,000 offer\n' +
+    "changes across many shops' feeds side by side (many), and the feed command's memory\n" +
+    'applying a 500 MB feed (memory); prints measured against targets (docs/benchmarks.md).',
   options: {
     quick: { type: 'boolean', description: 'small sizes: every part in seconds (a smoke test)' },
     only: {

@@ -25,7 +25,8 @@ export interface LoadResult {
   failures: number;
 }
 
-function percentile(sorted: Float64Array, fraction: number): number {
+/** The value at `fraction` (0.99: p99) of ascending `sorted` (nearest rank). */
+export function percentile(sorted: Float64Array, fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   const index = Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
   return sorted[Math.max(0, index)]!;

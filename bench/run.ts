@@ -33,6 +33,7 @@ import {
 } from './report.ts';
 import { restOperation } from './rest-document.ts';
 import {
+  clientToken,
   GATEWAY_ENTRY,
   GATEWAY_ENV,
   GATEWAY_PORT,
@@ -143,18 +144,8 @@ const SYSTEMS: SystemSpec[] = [
   },
 ];
 
-async function partnerToken(gateway: RunningSystem): Promise<string> {
-  const response = await fetch(`${gateway.baseUrl}/partner-search/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: PARTNER.clientId,
-      client_secret: PARTNER.secret,
-    }),
-  });
-  if (!response.ok) throw new Error(`token request failed: ${response.status}`);
-  return ((await response.json()) as { access_token: string }).access_token;
+function partnerToken(gateway: RunningSystem): Promise<string> {
+  return clientToken(gateway.baseUrl, PARTNER.clientId, PARTNER.secret);
 }
 
 /** SQL statements one request runs on a system (read from its /metrics around the request). */

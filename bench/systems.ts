@@ -157,3 +157,24 @@ export async function machineCpuTicks(): Promise<{ total: number; steal: number 
   const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
   return { total: ticks.reduce((sum, tick) => sum + tick, 0), steal: ticks[7] ?? 0 };
 }
+
+/** An API client's Bearer token from the gateway's token endpoint (client credentials). */
+export async function clientToken(
+  baseUrl: string,
+  clientId: string,
+  secret: string,
+): Promise<string> {
+  const response = await fetch(`${baseUrl}/partner-search/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+    }),
+  });
+  if (!response.ok) {
+    throw new Error(`token of ${clientId}: ${response.status} ${await response.text()}`);
+  }
+  return ((await response.json()) as { access_token: string }).access_token;
+}

@@ -80,7 +80,10 @@ function offerRows({ shopId, changedShare, salt }: ShopFeedSpec): string {
            g.gtin, b.name as brand, p.mpn,
            upper(o.market) || '::Standard:' || (o.price_including_shipping - o.price) || ' '
              || o.currency as shipping,
-           c.changed
+           c.changed, o.product_id,
+           o.sales_price is null and o.purchasable and o.stock_status <> 'OUT_OF_STOCK'
+             and c.changed as plain_change,
+           ${toggled('o.price')} as toggled_price
       from offers o ${identity('o.product_id')}
       cross join lateral (
         select abs(hashtext(o.item_id || ${literal(salt)})) % 1000000 < ${threshold} as changed,
@@ -99,7 +102,8 @@ function newItemRows(shopId: number, limit: number): string {
            'https://shop-${integer(shopId)}.example/items/bf-' || p.id as link,
            greatest(s.lowest_price, 1) || ' ' || m.currency as price,
            null as sale_price, null as sale_price_effective_date, 'in_stock' as availability,
-           'new' as condition, g.gtin, b.name as brand, p.mpn, null as shipping, false as changed
+           'new' as condition, g.gtin, b.name as brand, p.mpn, null as shipping, false as changed,
+           p.id as product_id, false as plain_change, null::numeric as toggled_price
       from shops shop
       join markets m on m.code = shop.market
       join product_market_summaries s on s.market = shop.market
@@ -154,6 +158,42 @@ export async function writeShopFeed(
         ).rows[0]!.rows
       : 0;
   return { file, rows: offered + written, changed, added: written };
+}
+
+/** A push's item (a feed row as JSON, every value a string) and what it does to the offer. */
+export interface PushItem {
+  item: Record<string, string>;
+  productId: number;
+  /**
+   * The offer's served price once pushed, when the push changes it plainly: a served offer
+   * without a sale, whose price moves a cent (else undefined).
+   */
+  newPrice: number | undefined;
+}
+
+/**
+ * `count` of the shop's listed offers that a feed row can name, drawn across them by a hash
+ * of their item id and `salt`, as push items, every price moved by a cent.
+ */
+export async function shopPushItems(
+  client: pg.ClientBase,
+  shopId: number,
+  count: number,
+  salt: string,
+): Promise<PushItem[]> {
+  const columns = FEED_OUTPUT.split(',').map((column) => column.trim());
+  const { rows } = await client.query<Record<string, string | null>>(
+    `select ${FEED_OUTPUT}, product_id, plain_change, toggled_price
+       from (${offerRows({ shopId, changedShare: 1, salt })}) f
+      order by md5(id || ${literal(salt)}) limit ${integer(count)}`,
+  );
+  return rows.map((row) => ({
+    item: Object.fromEntries(
+      columns.flatMap((column) => (row[column] === null ? [] : [[column, String(row[column])]])),
+    ),
+    productId: Number(row.product_id),
+    newPrice: row.plain_change ? Number(row.toggled_price) : undefined,
+  }));
 }
 
 /**

@@ -67,16 +67,25 @@ export async function measureManyShops(
   let changes = 0;
   let slowest = 0;
   const started = performance.now();
+  // The first failure stops every worker after its run, and is thrown once they have stopped
+  // (not before: the feeds' directory is removed then, under the runs still reading it).
+  const failures: unknown[] = [];
   const worker = async () => {
-    for (let feed = queue.shift(); feed; feed = queue.shift()) {
+    for (let feed = queue.shift(); feed && failures.length === 0; feed = queue.shift()) {
       const runStarted = performance.now();
-      const counts = appliedCounts(await submitter.submit(feed), `shop ${feed.shopId}`);
-      slowest = Math.max(slowest, (performance.now() - runStarted) / 1000);
-      rows += counts.rows;
-      changes += changesOf(counts);
+      try {
+        const { report } = await submitter.submit(feed);
+        const counts = appliedCounts(report, `shop ${feed.shopId}`);
+        slowest = Math.max(slowest, (performance.now() - runStarted) / 1000);
+        rows += counts.rows;
+        changes += changesOf(counts);
+      } catch (error) {
+        failures.push(error);
+      }
     }
   };
   await Promise.all(Array.from({ length: spec.concurrency }, worker));
+  if (failures.length > 0) throw failures[0];
   const seconds = (performance.now() - started) / 1000;
   log(`many shops: ${changes} changes (${rows} rows) in ${seconds.toFixed(1)} s`);
   return {

@@ -15,11 +15,15 @@ import { writeLargeFeed } from './feed-files.ts';
 import { measureFullFeed, type FullFeedResult } from './full-feed.ts';
 import { measureManyShops, type ManyShopsResult } from './many-shops.ts';
 import { runFeedCommand, type CommandRun } from './memory.ts';
-import { runFullFeedSubmitter, type Submitter } from './submit.ts';
+import { httpSubmitter, runFullFeedSubmitter, type Submitter } from './submit.ts';
+import { shopToken, withGateway } from './gateway.ts';
+import { measurePushVisibility, type PushResult } from './push.ts';
+import { ingestionShops, measureReadsDuringIngestion, type ReadsResult } from './reads.ts';
+import type { RunningSystem } from '../systems.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/types.ts';
 
-export const FEED_BENCH_PARTS = ['full', 'many', 'memory'] as const;
+export const FEED_BENCH_PARTS = ['full', 'http-full', 'push', 'reads', 'many', 'memory'] as const;
 export type FeedBenchPart = (typeof FEED_BENCH_PARTS)[number];
 
 export interface FeedBenchSizes {
@@ -33,6 +37,15 @@ export interface FeedBenchSizes {
   concurrency: number;
   /** Bytes of the large feed whose command's memory is sampled. */
   largeFeedBytes: number;
+  /** Items of one push, pushes measured, and how often the answers are asked for (ms). */
+  pushItems: number;
+  pushRounds: number;
+  pollMs: number;
+  /** Reads: seconds of each workload idle and loaded, shops ingesting, each at most this big. */
+  readsSeconds: number;
+  readsShops: number;
+  readsShopOffers: number;
+  readsConnections: number;
 }
 
 export const FULL_SIZES: FeedBenchSizes = {
@@ -42,6 +55,13 @@ export const FULL_SIZES: FeedBenchSizes = {
   manyChanges: 1_000_000,
   concurrency: 4,
   largeFeedBytes: 500 * 2 ** 20,
+  pushItems: 1_000,
+  pushRounds: 100,
+  pollMs: 10,
+  readsSeconds: 10,
+  readsShops: 3,
+  readsShopOffers: 40_000,
+  readsConnections: 8,
 };
 
 /** A smoke test's sizes: every part runs, in seconds. */
@@ -52,6 +72,13 @@ export const QUICK_SIZES: FeedBenchSizes = {
   manyChanges: 2_000,
   concurrency: 4,
   largeFeedBytes: 2 * 2 ** 20,
+  pushItems: 20,
+  pushRounds: 3,
+  pollMs: 10,
+  readsSeconds: 1,
+  readsShops: 2,
+  readsShopOffers: 2_000,
+  readsConnections: 4,
 };
 
 export interface LargeFeedResult extends CommandRun {
@@ -63,6 +90,10 @@ export interface LargeFeedResult extends CommandRun {
 
 export interface FeedBenchResults {
   full?: FullFeedResult;
+  /** The same feed through the gateway's route. */
+  httpFull?: FullFeedResult;
+  push?: PushResult;
+  reads?: ReadsResult;
   many?: ManyShopsResult;
   memory?: LargeFeedResult;
 }
@@ -79,12 +110,13 @@ export interface FeedBenchOptions {
 /**
  * The shops the parts use, in the market with the most products (Sweden on the seeds): for
  * the full feed, the one listing the most offers up to the rows asked for (else the one
- * listing the fewest); for the large feed, the one listing the fewest of the others.
+ * listing the fewest); for the large feed, the one listing the fewest of the others; for
+ * pushes, the largest of the others.
  */
 async function pickShops(
   client: pg.ClientBase,
   rows: number,
-): Promise<{ full: number; large: number }> {
+): Promise<{ full: number; large: number; push: number }> {
   const { rows: shops } = await client.query<{ shop_id: number; offers: number }>(
     `select s.id as shop_id, count(o.id)::integer as offers
        from shops s left join offers o on o.shop_id = s.id and o.withdrawn_at is null
@@ -94,7 +126,8 @@ async function pickShops(
   );
   const full = (shops.find((shop) => shop.offers <= rows) ?? shops.at(-1)!).shop_id;
   const large = shops.filter((shop) => shop.shop_id !== full).at(-1)!.shop_id;
-  return { full, large };
+  const push = shops.find((shop) => shop.shop_id !== full && shop.shop_id !== large)!.shop_id;
+  return { full, large, push };
 }
 
 export async function runFeedBench(options: FeedBenchOptions): Promise<FeedBenchResults> {
@@ -121,6 +154,31 @@ export async function runFeedBench(options: FeedBenchOptions): Promise<FeedBench
         rounds,
       });
     }
+    if (parts.includes('http-full') || parts.includes('push')) {
+      await withGateway(databaseUrl, { RESPONSE_CACHE_TTL_SECONDS: '30' }, (gateway) =>
+        gatewayParts(context, database.db, gateway, parts, sizes, shops, results),
+      );
+    }
+    if (parts.includes('reads')) {
+      const exclude = [shops.full, shops.large, shops.push];
+      const chosen = await ingestionShops(client, sizes.readsShops, sizes.readsShopOffers, exclude);
+      const env = { RESPONSE_CACHE_TTL_SECONDS: '0', FEED_WORKERS: String(chosen.length) };
+      results.reads = await withGateway(databaseUrl, env, (gateway) =>
+        measureReadsDuringIngestion(
+          client,
+          gateway,
+          gatewaySubmitter(database.db, gateway),
+          directory,
+          {
+            shops: chosen,
+            changedShare: sizes.changedShare,
+            durationSeconds: sizes.readsSeconds,
+            connections: sizes.readsConnections,
+          },
+          log,
+        ),
+      );
+    }
     if (parts.includes('many')) {
       const { manyChanges: changes, concurrency } = sizes;
       const exclude = [shops.full, shops.large];
@@ -139,6 +197,45 @@ export async function runFeedBench(options: FeedBenchOptions): Promise<FeedBench
     await rm(directory, { recursive: true, force: true });
     await client.end();
     await database.close();
+  }
+}
+
+/** The route's submitter, each shop's token made once. */
+function gatewaySubmitter(db: Kysely<Database>, gateway: RunningSystem): Submitter {
+  const tokens = new Map<number, Promise<string>>();
+  return httpSubmitter(gateway.baseUrl, (shopId) => {
+    if (!tokens.has(shopId)) tokens.set(shopId, shopToken(db, gateway.baseUrl, shopId));
+    return tokens.get(shopId)!;
+  });
+}
+
+/** The parts on a gateway with its response cache on: the full feed by HTTP, pushes. */
+async function gatewayParts(
+  context: PartContext,
+  db: Kysely<Database>,
+  gateway: RunningSystem,
+  parts: readonly FeedBenchPart[],
+  sizes: FeedBenchSizes,
+  shops: { full: number; push: number },
+  results: FeedBenchResults,
+): Promise<void> {
+  const submitter = gatewaySubmitter(db, gateway);
+  if (parts.includes('http-full')) {
+    const { fullFeedRows: rows, changedShare, rounds } = sizes;
+    results.httpFull = await measureFullFeed(
+      { ...context, submitter },
+      { shopId: shops.full, rows, changedShare, rounds },
+    );
+  }
+  if (parts.includes('push')) {
+    const token = await shopToken(db, gateway.baseUrl, shops.push);
+    const spec = {
+      shopId: shops.push,
+      items: sizes.pushItems,
+      rounds: sizes.pushRounds,
+      pollMs: sizes.pollMs,
+    };
+    results.push = await measurePushVisibility(context.client, gateway, token, spec, context.log);
   }
 }
 
