@@ -1,7 +1,8 @@
 /**
  * The GraphQL server: yoga over the schema, with the document limits, compiled execution,
- * entity tags, GraphQL-over-HTTP statuses and, when configured, the response cache. /graphql
- * and every REST route execute through it, so all share its context, limits and masking.
+ * entity tags, trusted documents, GraphQL-over-HTTP statuses and, when configured, the
+ * response cache. /graphql and every REST route execute through it, so all share its context,
+ * limits and masking.
  */
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { useEntityTags } from '../cache/etag.ts';
@@ -20,6 +21,8 @@ import type { GraphiQLAssets } from './graphiql-assets.ts';
 import { useGraphQLOverHttpStatus } from './http-status.ts';
 import { useDocumentLimits, useJsonBodiesOnly, useJsonParameters } from './limits.ts';
 import { schema } from './schema.ts';
+import { createTrustedDocumentStore } from './trusted-document-store.ts';
+import { useTrustedDocuments } from './trusted-documents.ts';
 import { createYogaLogger, useClientErrorsInRequestLine } from './yoga-logging.ts';
 
 export interface GraphQLServerDependencies {
@@ -41,7 +44,7 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
-    graphiql: GRAPHIQL_OPTIONS,
+    graphiql: config.graphiql ? GRAPHIQL_OPTIONS : false,
     renderGraphiQL: deps.graphiqlAssets.renderPage,
     maskedErrors: { maskError },
     logging: createYogaLogger(deps.logger),
@@ -59,6 +62,13 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
       ...useDocumentLimits(config),
       useCompiledExecution(),
       useEntityTags(),
+      // After the entity tags (it marks their answers cacheable), before the response cache
+      // (which reads the document it puts in place of an id).
+      useTrustedDocuments({
+        store: createTrustedDocumentStore(deps.reads, config.trustedDocumentsCacheSize),
+        only: config.trustedDocumentsOnly,
+        graphiql: config.graphiql,
+      }),
       useGraphQLOverHttpStatus(),
       useClientErrorsInRequestLine(),
       ...(deps.responseCache ? [deps.responseCache] : []),
