@@ -5,6 +5,7 @@
  * for request, with the same rows. The inputs (ids, categories, search terms) are read from
  * the benchmark's own catalogue once, so the same seed gives the same requests.
  */
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { aliasedFields, aliasedValues } from './aliases.ts';
 import {
@@ -45,7 +46,8 @@ export type WorkloadId =
   | 'P1'
   | 'P2'
   | 'P3'
-  | 'P4';
+  | 'P4'
+  | 'P4-id';
 
 /**
  * A workload's twin in PostGraphile's schema: its own requests, one for each of the
@@ -182,6 +184,9 @@ export const P4_DOCUMENT = /* GraphQL */ `query ${P4_OPERATION}($market: Market!
   product(id: $id, market: $market) { name }
 }`;
 
+/** P4-id sends P4's document as a trusted document's id; run.ts stores it before measuring. */
+export const P4_DOCUMENT_HASH = createHash('sha256').update(P4_DOCUMENT).digest('hex');
+
 interface GatewayOffer {
   offerId: number;
   price: { value: number };
@@ -239,10 +244,23 @@ function graphqlRequest(
   operationName: string,
   variables: Record<string, unknown>,
 ): BenchRequest {
+  return graphqlPost({ query: document, operationName, variables });
+}
+
+/** A GraphQL request naming a stored document by its id instead of sending its text. */
+function persistedRequest(
+  hash: string,
+  operationName: string,
+  variables: Record<string, unknown>,
+): BenchRequest {
+  return graphqlPost({ documentId: `sha256:${hash}`, operationName, variables });
+}
+
+function graphqlPost(body: Record<string, unknown>): BenchRequest {
   return {
     method: 'POST',
     path: '/graphql',
-    body: JSON.stringify({ query: document, operationName, variables }),
+    body: JSON.stringify(body),
     headers: { 'content-type': 'application/json' },
   };
 }
@@ -327,6 +345,24 @@ export function workloads(
 /** P1–P4: the gateway beside PostGraphile v5, each request with its PostGraphile twin. */
 function peerWorkloads(inputs: WorkloadInputs): Workload[] {
   const tree = inputs.treeCategoryIds;
+  // P4 and P4-id: one product's name, by the document's text or by its id.
+  const productNameWorkload = (
+    id: WorkloadId,
+    title: string,
+    request: (variables: Record<string, unknown>) => BenchRequest,
+  ): Workload => ({
+    id,
+    title,
+    requests: inputs.lookupIds.map((product) => request({ market: GRAPHQL_MARKET, id: product })),
+    raw: false,
+    peer: {
+      requests: inputs.lookupIds.map((product) =>
+        graphqlRequest(postgraphileProductName(P4_OPERATION), P4_OPERATION, { id: product }),
+      ),
+      gatewayRows: gatewayRows.name,
+      peerRows: postgraphileRows.name,
+    },
+  });
   return [
     {
       id: 'P1',
@@ -390,21 +426,14 @@ function peerWorkloads(inputs: WorkloadInputs): Workload[] {
         peerRows: postgraphileRows.products,
       },
     },
-    {
-      id: 'P4',
-      title: "GraphQL one product's name, 20 products in turn",
-      requests: inputs.lookupIds.map((id) =>
-        graphqlRequest(P4_DOCUMENT, P4_OPERATION, { market: GRAPHQL_MARKET, id }),
-      ),
-      raw: false,
-      peer: {
-        requests: inputs.lookupIds.map((id) =>
-          graphqlRequest(postgraphileProductName(P4_OPERATION), P4_OPERATION, { id }),
-        ),
-        gatewayRows: gatewayRows.name,
-        peerRows: postgraphileRows.name,
-      },
-    },
+    productNameWorkload('P4', "GraphQL one product's name, 20 products in turn", (variables) =>
+      graphqlRequest(P4_DOCUMENT, P4_OPERATION, variables),
+    ),
+    productNameWorkload(
+      'P4-id',
+      "P4 by documentId: the same document as a trusted document's id",
+      (variables) => persistedRequest(P4_DOCUMENT_HASH, P4_OPERATION, variables),
+    ),
   ];
 }
 

@@ -20,6 +20,10 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   RATE_LIMITED: 429,
   QUERY_TOO_COMPLEX: 400,
+  /** No trusted document has the id sent (the code Apollo's persisted-query clients read). */
+  PERSISTED_QUERY_NOT_FOUND: 404,
+  /** A document sent as text while TRUSTED_DOCUMENTS_ONLY is on. */
+  TRUSTED_DOCUMENT_REQUIRED: 400,
   /** A /graphql body over GRAPHQL_MAX_BODY_BYTES (yoga's own code). */
   REQUEST_ENTITY_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -5,6 +5,7 @@
  *   seed              fill the catalogue at a scale
  *   clients           add, list and revoke API clients (partners' and shops')
  *   feed              apply a shop's full feed from a file
+ *   documents         add and list the trusted documents /graphql runs by id
  * `<command> --help` lists a command's options and environment variables; src/cli/errors.ts
  * says how each failure ends (one line, exit code 1 or 2).
  */
@@ -22,10 +23,13 @@ import {
 import { exitOnFailure, UsageError } from './cli/errors.ts';
 import {
   ADD_PARTNER,
+  ADD_DOCUMENTS,
   ADD_SHOP,
   CLIENTS,
+  DOCUMENTS,
   FEED,
   LIST_CLIENTS,
+  LIST_DOCUMENTS,
   MIGRATE,
   REVOKE_CLIENT,
   SEED,
@@ -79,6 +83,7 @@ function commandGroup<Group extends CommandGroupSpec>(
 }
 
 const loadClients = () => import('./cli/clients.ts');
+const loadDocuments = () => import('./cli/documents.ts');
 
 const COMMANDS: Record<string, Command> = {
   serve: command(SERVE, async () => (await import('./cli/serve.ts')).serve),
@@ -91,12 +96,16 @@ const COMMANDS: Record<string, Command> = {
     revoke: command(REVOKE_CLIENT, async () => (await loadClients()).revokeClient),
   }),
   feed: command(FEED, async () => (await import('./cli/feed.ts')).feed),
+  documents: commandGroup(DOCUMENTS, {
+    add: command(ADD_DOCUMENTS, async () => (await loadDocuments()).addDocuments),
+    list: command(LIST_DOCUMENTS, async () => (await loadDocuments()).listDocuments),
+  }),
 };
 
 function overview(): string {
   return [
     'Usage: node src/main.ts [command] [options]  (npm start, npm run migrate, npm run seed,',
-    '       npm run clients, npm run feed)',
+    '       npm run clients, npm run feed, npm run documents)',
     '',
     'Commands:',
     ...columns(Object.entries(COMMANDS).map(([name, { summary }]) => [name, summary])),

@@ -61,6 +61,9 @@ describe('configuration', () => {
       graphqlMaxDirectives: 50,
       graphqlMaxCost: 1_000_000,
       graphqlMaxBodyBytes: 102_400,
+      graphiql: true,
+      trustedDocumentsOnly: false,
+      trustedDocumentsCacheSize: 1000,
       requestTimeoutMs: 10_000,
       statementTimeoutMs: 5_000,
       shutdownDrainSeconds: 10,
@@ -117,6 +120,9 @@ describe('configuration', () => {
       GRAPHQL_MAX_DIRECTIVES: '10',
       GRAPHQL_MAX_COST: '5000',
       GRAPHQL_MAX_BODY_BYTES: '20000',
+      GRAPHIQL: 'true',
+      TRUSTED_DOCUMENTS_ONLY: 'true',
+      TRUSTED_DOCUMENTS_CACHE_SIZE: '50',
       REQUEST_TIMEOUT_MS: '3000',
       STATEMENT_TIMEOUT_MS: '0',
       SHUTDOWN_DRAIN_SECONDS: '30',
@@ -179,6 +185,9 @@ describe('configuration', () => {
       graphqlMaxDirectives: 10,
       graphqlMaxCost: 5000,
       graphqlMaxBodyBytes: 20000,
+      graphiql: true,
+      trustedDocumentsOnly: true,
+      trustedDocumentsCacheSize: 50,
       requestTimeoutMs: 3000,
       statementTimeoutMs: 0,
       shutdownDrainSeconds: 30,
@@ -276,6 +285,13 @@ describe('configuration', () => {
     expect(loadConfig(production).seedOnEmpty).toBe(false);
     expect(loadConfig({ ...production, SEED_ON_EMPTY: 'true' }).seedOnEmpty).toBe(true);
     expect(loadConfig({}).seedOnEmpty).toBe(true);
+  });
+
+  it('serves GraphiQL in production only when asked', () => {
+    const production = { NODE_ENV: 'production', TOKEN_SECRET: 'x'.repeat(40) };
+    expect(loadConfig(production).graphiql).toBe(false);
+    expect(loadConfig({ ...production, GRAPHIQL: 'true' }).graphiql).toBe(true);
+    expect(loadConfig({}).graphiql).toBe(true);
   });
 
   it('requires a token secret in production', () => {

@@ -54,6 +54,7 @@ describe.each(kinds)('migrations on %s', (kind) => {
       'search_lexicons:BASE TABLE',
       'search_vocabulary:BASE TABLE',
       'shops:BASE TABLE',
+      'trusted_documents:BASE TABLE',
       'unmatched_feed_items:BASE TABLE',
     ]);
   });

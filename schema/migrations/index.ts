@@ -13,6 +13,7 @@ import * as shopClients from './0007_shop_clients.ts';
 import * as feeds from './0008_feeds.ts';
 import * as shopOfferOrderIndex from './0009_shop_offer_order_index.ts';
 import * as feedRuns from './0010_feed_runs.ts';
+import * as trustedDocuments from './0011_trusted_documents.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0008_feeds': feeds,
   '0009_shop_offer_order_index': shopOfferOrderIndex,
   '0010_feed_runs': feedRuns,
+  '0011_trusted_documents': trustedDocuments,
 };

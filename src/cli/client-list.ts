@@ -1,5 +1,6 @@
 /** What `clients list` prints: a table for a person, or JSON for scripts. */
 import type { ListedApiClient } from '../db/repositories/api-clients.ts';
+import { formatTable } from './table.ts';
 
 export interface ClientListEntry {
   clientId: string;
@@ -37,15 +38,5 @@ export function formatClientList(entries: readonly ClientListEntry[]): string {
       : `shop ${entry.shop.id} (${entry.shop.market}: ${entry.shop.name})`,
     entry.createdAt,
   ]);
-  const widths = HEADINGS.map((heading, column) =>
-    Math.max(heading.length, ...rows.map((row) => row[column]!.length)),
-  );
-  return [HEADINGS, ...rows]
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return formatTable(HEADINGS, rows);
 }

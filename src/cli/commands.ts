@@ -1,7 +1,7 @@
 /**
  * What each command of src/main.ts accepts and says in `--help`. The commands themselves
- * (serve.ts, migrate.ts, seed.ts, clients.ts, feed.ts) are loaded only to run: `--help` and a mistake on the command
- * line answer without loading the service.
+ * (serve.ts, migrate.ts, seed.ts, clients.ts, feed.ts, documents.ts) are loaded only to run:
+ * `--help` and a mistake on the command line answer without loading the service.
  */
 import { SEED_SCALES } from '../config.ts';
 import { FEED_FORMATS } from '../feeds/feed-record.ts';
@@ -175,3 +175,44 @@ export const FEED = {
   environment: environmentOf('feed'),
   logsToStderr: true,
 } satisfies CommandSpec<Record<string, OptionSpec>>;
+
+const DOCUMENTS_INVOCATION = 'npm run documents --';
+
+export const ADD_DOCUMENTS = {
+  invocation: `${DOCUMENTS_INVOCATION} add`,
+  summary:
+    "Stores a manifest's documents as trusted, for clients to send by id.\n" +
+    "Relay's persist output or GraphQL Code Generator's persisted-documents.json:\n" +
+    '{ "<sha256 hex>": "<document>" }. Each key must be the sha256 of its document and each\n' +
+    'document valid against the schema; otherwise nothing is stored and each refused entry\n' +
+    'is named (exit 1). Documents already stored stay as they are.',
+  operands: [{ name: 'FILE', description: 'the manifest (JSON)' }],
+  options: {
+    source: {
+      type: 'string',
+      value: 'NAME',
+      description: "what `list` shows the documents came from (default: the file's name)",
+      matches: { pattern: /\S/, accepts: 'a name that is not blank' },
+    },
+    json: JSON_OPTION,
+  },
+  environment: environmentOf('documents'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export const LIST_DOCUMENTS = {
+  invocation: `${DOCUMENTS_INVOCATION} list`,
+  summary: 'Lists the trusted documents: id, operations, source, when added.',
+  options: { json: JSON_OPTION },
+  environment: environmentOf('documents'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export const DOCUMENTS = {
+  invocation: DOCUMENTS_INVOCATION,
+  summary:
+    "Manages the trusted documents /graphql runs by id (documentId, or Apollo's\n" +
+    'persistedQuery extension), shared by every process through the database. It migrates\n' +
+    'first, and refuses an embedded data directory another process (a running server) holds.',
+  subcommands: { add: ADD_DOCUMENTS, list: LIST_DOCUMENTS },
+} satisfies CommandGroupSpec;

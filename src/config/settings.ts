@@ -48,7 +48,7 @@ const PUBLISHED_TOKEN_SECRETS = new Map([
   ['compose-placeholder-token-secret-CHANGE-ME', 'the placeholder from docker-compose.yml'],
 ]);
 
-export type ConfiguredCommand = 'serve' | 'migrate' | 'seed' | 'clients' | 'feed';
+export type ConfiguredCommand = 'serve' | 'migrate' | 'seed' | 'clients' | 'feed' | 'documents';
 
 export interface EnvironmentVariable {
   names: readonly string[];
@@ -65,7 +65,7 @@ export interface Setting<T> extends EnvironmentVariable {
 }
 
 const SERVE = ['serve'] as const;
-const EVERY_COMMAND = ['serve', 'migrate', 'seed', 'clients', 'feed'] as const;
+const EVERY_COMMAND = ['serve', 'migrate', 'seed', 'clients', 'feed', 'documents'] as const;
 const HTTP = ['http:', 'https:'];
 const POSTGRES = ['postgres:', 'postgresql:'];
 
@@ -438,6 +438,32 @@ export const SETTINGS = {
       'each field costs 1 and a page multiplies what is below it by its size (`first`, or the ' +
       'number of `ids`); the largest REST request costs about 560,000',
     parse: integer({ min: 1, max: 1_000_000_000, default: 1_000_000 }),
+  },
+  graphiql: {
+    names: ['GRAPHIQL'],
+    commands: SERVE,
+    meaning: 'serve GraphiQL at /graphql to browsers (in production only when set to true)',
+    details:
+      'with `TRUSTED_DOCUMENTS_ONLY`, its requests may still send any document: they carry a ' +
+      'header any client could send, so keep it off where only trusted documents may run ' +
+      '([docs/operations.md](docs/operations.md#trusted-documents))',
+    parse: boolean({ default: true, productionDefault: false }),
+  },
+  trustedDocumentsOnly: {
+    names: ['TRUSTED_DOCUMENTS_ONLY'],
+    commands: SERVE,
+    meaning: 'run only trusted documents, sent by id; a document sent as text is refused',
+    details:
+      'the documents `npm run documents -- add` stored; for production, once every client ' +
+      'sends ids ([docs/api.md](docs/api.md#trusted-documents))',
+    parse: boolean({ default: false }),
+  },
+  trustedDocumentsCacheSize: {
+    names: ['TRUSTED_DOCUMENTS_CACHE_SIZE'],
+    commands: SERVE,
+    meaning: 'most trusted documents a process keeps parsed, in front of the database',
+    details: 'the least recently used leave first; a document kept costs no SQL and no parsing',
+    parse: integer({ min: 1, max: 1_000_000, default: 1000 }),
   },
   graphqlMaxBodyBytes: {
     names: ['GRAPHQL_MAX_BODY_BYTES'],

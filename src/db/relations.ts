@@ -30,6 +30,7 @@ const RELATIONS = Object.keys({
   catalogue_changes: true,
   feed_runs: true,
   feed_run_bodies: true,
+  trusted_documents: true,
 } satisfies Record<keyof Database, true>);
 
 /** The service's relations missing from the database's search path, in a stable order. */

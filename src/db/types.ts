@@ -174,6 +174,15 @@ export interface ApiClientRefsTable {
   client_id: string;
 }
 
+/** A persisted GraphQL document, by the lowercase hex sha256 of its text (migration 0011). */
+export interface TrustedDocumentsTable {
+  hash: string;
+  document: string;
+  added_at: ColumnType<string, Date | string | undefined, never>;
+  /** The manifest it was added from. */
+  source: string;
+}
+
 /** A category's name in a market language (migration 0005; English is categories.name). */
 export interface CategoryTranslationsTable {
   slug: string;
@@ -301,4 +310,5 @@ export interface Database {
   catalogue_changes: CatalogueChangesTable;
   feed_runs: FeedRunsTable;
   feed_run_bodies: FeedRunBodiesTable;
+  trusted_documents: TrustedDocumentsTable;
 }

@@ -10,6 +10,7 @@
  */
 import { Kind, parse, valueFromASTUntyped, type OperationDefinitionNode } from 'graphql';
 import type { GraphiQLOptions } from 'graphql-yoga';
+import { GRAPHIQL_MARKER_HEADER } from './trusted-documents.ts';
 
 export const PRODUCT_PAGE = /* GraphQL */ `
   # A product page: one product in one market with its offers, prices and specification.
@@ -320,6 +321,8 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
 
 export const GRAPHIQL_OPTIONS = {
   title: 'Catalogue graph',
+  // What lets its documents through under TRUSTED_DOCUMENTS_ONLY (./trusted-documents.ts).
+  additionalHeaders: { [GRAPHIQL_MARKER_HEADER]: '1' },
   defaultTabs: EXAMPLE_OPERATIONS.map((example) => ({
     query: example.document,
     variables: JSON.stringify(example.variables, null, 2),

@@ -34,7 +34,7 @@ const GRAPHQL_RESPONSE: JsonSchema = {
 
 const OK = {
   ...jsonAnswer(
-    'A GraphQL response; errors carry `extensions.code` (BAD_USER_INPUT, NOT_FOUND, UNAUTHENTICATED, FORBIDDEN, RATE_LIMITED, QUERY_TOO_COMPLEX, SERVICE_UNAVAILABLE, TIMEOUT, INTERNAL_SERVER_ERROR). A response without errors carries an `ETag`.',
+    'A GraphQL response; errors carry `extensions.code` (BAD_USER_INPUT, NOT_FOUND, UNAUTHENTICATED, FORBIDDEN, RATE_LIMITED, QUERY_TOO_COMPLEX, PERSISTED_QUERY_NOT_FOUND, TRUSTED_DOCUMENT_REQUIRED, SERVICE_UNAVAILABLE, TIMEOUT, INTERNAL_SERVER_ERROR). A response without errors carries an `ETag`.',
     GRAPHQL_RESPONSE,
   ),
   headers: headersOf(['ETag', 'X-Request-Id']),
@@ -66,7 +66,13 @@ const ANSWERS_BUT_OK: Record<string, OpenApiAnswer> = {
 const GRAPHIQL_OR_OK = {
   ...OK,
   content: { ...OK.content, 'text/html': { schema: { type: 'string' } } },
+  // A trusted document's answer, by its id, may be kept like a REST answer.
+  headers: headersOf(['ETag', 'Cache-Control', 'X-Request-Id']),
 };
+
+const DOCUMENT_ID_DESCRIPTION =
+  'A trusted document\'s id instead of `query`: `sha256:<hex>` or the 64 hex digits alone (docs/api.md, "Trusted documents").';
+const DOCUMENT_ID = { type: 'string', pattern: '^(sha256:)?[0-9a-f]{64}$' } as const;
 
 const REQUEST_BODY = {
   required: true,
@@ -74,11 +80,14 @@ const REQUEST_BODY = {
     [JSON_MEDIA_TYPE]: {
       schema: {
         type: 'object',
-        required: ['query'],
+        description:
+          '`query`, or a trusted document by `documentId` or `extensions.persistedQuery` (required with TRUSTED_DOCUMENTS_ONLY).',
         properties: {
           query: { type: 'string' },
+          documentId: { ...DOCUMENT_ID, description: DOCUMENT_ID_DESCRIPTION },
           variables: { type: ['object', 'null'] },
           operationName: { type: ['string', 'null'] },
+          extensions: { type: ['object', 'null'] },
         },
       },
     },
@@ -92,10 +101,19 @@ export const GRAPHQL_OPENAPI: OpenApiPaths = {
       tags: ['GraphQL'],
       summary: 'GraphiQL, or a query in the URL',
       description:
-        'In a browser (`Accept: text/html`): GraphiQL with example operations. Otherwise a GraphQL query in `query` (and `variables`, `operationName`).',
+        "In a browser (`Accept: text/html`): GraphiQL with example operations, when it is served. Otherwise a GraphQL query in `query`, or a trusted document by `documentId` (and `variables`, `operationName`, `extensions`); a trusted document's answer carries `Cache-Control`.",
       security: OPTIONAL_BEARER,
       responses: { '200': GRAPHIQL_OR_OK, ...ANSWERS_BUT_OK },
-      parameters: [IF_NONE_MATCH],
+      parameters: [
+        IF_NONE_MATCH,
+        {
+          name: 'documentId',
+          in: 'query',
+          required: false,
+          description: DOCUMENT_ID_DESCRIPTION,
+          schema: DOCUMENT_ID,
+        },
+      ],
     },
     post: {
       operationId: 'graphqlPost',

@@ -1,8 +1,8 @@
 /**
  * The GraphQL server: yoga over the schema, with the document limits, incremental delivery
- * (@defer, @stream), compiled execution, entity tags, GraphQL-over-HTTP statuses and, when
- * configured, the response cache. /graphql and every REST route execute through it, so all
- * share its context, limits and masking.
+ * (@defer, @stream), compiled execution, entity tags, trusted documents, GraphQL-over-HTTP
+ * statuses and, when configured, the response cache. /graphql and every REST route execute
+ * through it, so all share its context, limits and masking.
  */
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { useEntityTags } from '../cache/etag.ts';
@@ -23,6 +23,8 @@ import { useGraphQLOverHttpStatus } from './http-status.ts';
 import { useIncrementalDelivery } from './incremental-delivery.ts';
 import { useDocumentLimits, useJsonBodiesOnly, useJsonParameters } from './limits.ts';
 import { schema } from './schema.ts';
+import { createTrustedDocumentStore } from './trusted-document-store.ts';
+import { useTrustedDocuments } from './trusted-documents.ts';
 import { createYogaLogger, useClientErrorsInRequestLine } from './yoga-logging.ts';
 
 export interface GraphQLServerDependencies {
@@ -46,7 +48,7 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
-    graphiql: GRAPHIQL_OPTIONS,
+    graphiql: config.graphiql ? GRAPHIQL_OPTIONS : false,
     renderGraphiQL: deps.graphiqlAssets.renderPage,
     maskedErrors: { maskError },
     logging: createYogaLogger(deps.logger),
@@ -73,6 +75,13 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
       ...useIncrementalDelivery(),
       useCompiledExecution(),
       useEntityTags(),
+      // After the entity tags (it marks their answers cacheable), before the response cache
+      // (which reads the document it puts in place of an id).
+      useTrustedDocuments({
+        store: createTrustedDocumentStore(deps.reads, config.trustedDocumentsCacheSize),
+        only: config.trustedDocumentsOnly,
+        graphiql: config.graphiql,
+      }),
       useGraphQLOverHttpStatus(),
       useClientErrorsInRequestLine(),
       ...(deps.responseCache ? [deps.responseCache] : []),

@@ -6,6 +6,7 @@
  */
 import type { DocumentNode, ExecutionResult, GraphQLError } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
+import { CACHE_CONTROL } from '../cache/cache-control.ts';
 import { entityTag, matchesEntityTag } from '../cache/etag.ts';
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../errors.ts';
 import { refuseAccess, type Caller } from '../auth/caller.ts';
@@ -27,9 +28,6 @@ import {
   type GraphqlObject,
 } from './resources.ts';
 import type { RestRoute } from './route.ts';
-
-/** Data routes may be cached briefly by clients and shared caches (partner answers: privately). */
-const CACHE_CONTROL = { public: 'public, max-age=30', private: 'private, max-age=30' } as const;
 
 export interface RestRequest {
   request: Request;
@@ -206,6 +204,7 @@ export class RestEngine {
   ): Response {
     const bytes = Buffer.from(JSON.stringify(body));
     const tag = entityTag(bytes);
+    // Data routes may be cached briefly by clients and shared caches (partner answers: privately).
     const cacheHeaders = {
       ...headers,
       etag: tag,
