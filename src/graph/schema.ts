@@ -13,5 +13,6 @@ import './types/shop.ts';
 import './types/brand.ts';
 import './types/category.ts';
 import './types/product-listing.ts';
+import './types/node.ts';
 
 export const schema = builder.toSchema();
