@@ -15,6 +15,15 @@ import type { RequestContext } from '../context.ts';
 /** The types implementing Node (test/graph/schema.test.ts keeps this list complete). */
 export const NODE_TYPES = new Set(['Product', 'Offer', 'Shop', 'Brand', 'Category']);
 
+/** A global id's type and key; a well-formed id of a type that is not a node is refused. */
+export function decodeNodeId(globalID: string): { typename: string; id: string } {
+  const decoded = decodeGlobalID(globalID);
+  if (!NODE_TYPES.has(decoded.typename)) {
+    throw badUserInput(`not an id of this API: ${globalID}`, 'id', 'malformed_id');
+  }
+  return decoded;
+}
+
 /** A connection's total: a number, or a thunk run only when a client selects `totalCount`. */
 export type TotalCount = number | (() => Promise<number>);
 
@@ -50,23 +59,14 @@ export const builder = new SchemaBuilder<{
   complexity: { defaultComplexity: 1, defaultListMultiplier: 10 },
   relay: {
     // A well-formed id of a type that is not a node is the client's mistake, not ours.
-    decodeGlobalID: (globalID: string) => {
-      const decoded = decodeGlobalID(globalID);
-      if (!NODE_TYPES.has(decoded.typename)) {
-        throw badUserInput(`not an id of this API: ${globalID}`, 'id', 'malformed_id');
-      }
-      return decoded;
-    },
+    decodeGlobalID: decodeNodeId,
     idFieldOptions: { description: 'Opaque global id (Relay Node), stable across requests.' },
     nodeQueryOptions: {
       description: 'Any object by its global id.',
       args: { id: { description: 'A global id, as an object’s `id` field gives it.' } },
     },
-    nodesQueryOptions: {
-      description: 'Objects by global ids, in the order given (null where unknown).',
-      args: { ids: { description: 'Global ids, as objects’ `id` fields give them.' } },
-      complexity: ({ ids }) => ({ field: 1, multiplier: ids.length }),
-    },
+    // ./types/node.ts declares `nodes`: one bad id must not cost the others their answer.
+    nodesQueryOptions: false,
     pageInfoTypeOptions: {
       description: 'Where a page sits in its list (Relay cursor connections).',
     },

@@ -14,9 +14,9 @@ import { GRAPHIQL_MARKER_HEADER } from './trusted-documents.ts';
 
 export const PRODUCT_PAGE = /* GraphQL */ `
   # A product page: one product in one market with its offers, prices and specification.
-  # With a ref, every offer URL carries it.
+  # With a ref, every offer URL asked for with it carries it: url(ref: $ref).
   query ProductPage($market: Market! = SE, $id: Int! = 1, $ref: String) {
-    product(market: $market, id: $id, ref: $ref) {
+    product(market: $market, id: $id) {
       productId
       name
       productPage
@@ -69,7 +69,7 @@ export const PRODUCT_PAGE = /* GraphQL */ `
         edges {
           node {
             offerName
-            url
+            url(ref: $ref)
             stockStatus
             productCondition
             price {

@@ -1,7 +1,8 @@
 /**
- * Offset-based Relay connections: `first`/`after` become an offset and a limit, checked
- * against each field's documented maximum (an over-large page is an error, never silently
- * shortened), and rows become edges with offset cursors.
+ * Offset-based Relay connections: `first`/`after`, `last`/`before` (and `last` alone, the
+ * list's last items) become an offset and a limit, checked against each field's documented
+ * maximum (an over-large page is an error, never silently shortened), and rows become edges
+ * with offset cursors.
  */
 import {
   cursorToOffset,
@@ -51,16 +52,80 @@ export function pageArgumentBounds(limits: PageLimits) {
   return boundedArguments({ first: size, last: size });
 }
 
-export function offsetPage(args: DefaultConnectionArguments, limits: PageLimits): OffsetPage {
+/**
+ * Whether the page counts back from the list's end: `last` without `before` (nor `first`),
+ * which the Relay cursor connections specification makes the list's last items. Its offset
+ * needs the list's length.
+ */
+export function pageFromEnd(args: DefaultConnectionArguments): boolean {
+  return args.last != null && args.before == null && args.first == null;
+}
+
+/** Refuses page sizes out of bounds and cursors not of an offset list, before any work. */
+export function checkPageArguments(args: DefaultConnectionArguments, limits: PageLimits): void {
   checkBound('first', args.first, pageSizeBound(limits));
   checkBound('last', args.last, pageSizeBound(limits));
   checkCursor('after', args.after);
   checkCursor('before', args.before);
-  if (args.last != null && args.before == null && args.first == null) {
-    throw badUserInput('last needs before or first', 'last', 'unsupported');
-  }
-  const { offset, limit, expectedSize } = offsetForArgs({ args, ...limits });
+}
+
+/** The page the arguments ask for; `totalCount`, the list's length, when it counts from the end. */
+export function offsetPage(
+  args: DefaultConnectionArguments,
+  limits: PageLimits,
+  totalCount?: number,
+): OffsetPage {
+  checkPageArguments(args, limits);
+  const fromEnd = pageFromEnd(args);
+  if (fromEnd && totalCount === undefined) throw new Error('a page from the end needs the length');
+  const { offset, limit, expectedSize } = offsetForArgs({
+    args,
+    ...limits,
+    ...(fromEnd ? { totalCount } : {}),
+  });
   return { offset, limit, size: expectedSize };
+}
+
+/** The page of one list: counted first only when the page counts from its end. */
+export async function pageOfList(
+  args: DefaultConnectionArguments,
+  limits: PageLimits,
+  count: () => Promise<number>,
+): Promise<{ page: OffsetPage; total?: number }> {
+  if (!pageFromEnd(args)) return { page: offsetPage(args, limits) };
+  const total = await count();
+  return { page: offsetPage(args, limits, total), total };
+}
+
+/**
+ * The pages of a batch of lists asking the same arguments, each read by `read` (one statement
+ * for the keys given it). Usually one page for all; counted from the end, each list's offset
+ * depends on its length, so the lists are counted first (`count`, in key order) and read in
+ * one statement per distinct length, each given its keys' totals.
+ */
+export async function pagesOfBatch<Key, Value>(
+  keys: readonly Key[],
+  args: DefaultConnectionArguments,
+  limits: PageLimits,
+  count: (keys: readonly Key[]) => Promise<number[]>,
+  read: (page: OffsetPage, keys: readonly Key[], totals?: number[]) => Promise<Value[]>,
+): Promise<Value[]> {
+  if (!pageFromEnd(args)) return read(offsetPage(args, limits), keys);
+  const totals = await count(keys);
+  const byTotal = new Map<number, number[]>();
+  totals.forEach((total, index) => byTotal.set(total, [...(byTotal.get(total) ?? []), index]));
+  const results: Value[] = new Array<Value>(keys.length);
+  await Promise.all(
+    [...byTotal].map(async ([total, indexes]) => {
+      const values = await read(
+        offsetPage(args, limits, total),
+        indexes.map((index) => keys[index]!),
+        indexes.map(() => total),
+      );
+      indexes.forEach((index, position) => (results[index] = values[position]!));
+    }),
+  );
+  return results;
 }
 
 export interface Connection<T> {

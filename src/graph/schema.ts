@@ -24,6 +24,7 @@ import './types/category.ts';
 import './types/product-listing.ts';
 import './types/lowest-price-change.ts';
 import './types/offer-change.ts';
+import './types/node.ts';
 
 export const schema = describeFederation(
   builder.toSubGraphSchema({

@@ -84,6 +84,12 @@ export function shop(path: string) {
   );
 }
 
+/**
+ * An offer's URL with the request's `ref` (a variable every operation with offers defines;
+ * unset, the URL as stored). The ref goes to the field, not the root (docs/api.md, "Partner ref").
+ */
+export const URL_WITH_REF = 'url(ref: $ref)';
+
 /** The offers list argument every route uses: available offers, cheapest first. */
 export const OFFERS_PATH = 'offers(first: 100).edges.node';
 
@@ -95,7 +101,7 @@ export const productOffer: Resource = {
     salesPrice: periodPrice('salesPrice', 'Campaign price, or null.'),
     memberPrice: periodPrice('memberPrice', 'Members’ price, or null.'),
     originalPrice: periodPrice('originalPrice', 'Price before reduction, or null.'),
-    url: leaf('url', string, { description: 'Offer URL (carries `ref` when given).' }),
+    url: leaf(URL_WITH_REF, string, { description: 'Offer URL (carries `ref` when given).' }),
     shop: shop('shop'),
     alternativePrices: list(
       'alternativePrices',
@@ -103,7 +109,7 @@ export const productOffer: Resource = {
         name: 'AlternativePrice',
         fields: {
           price: money('price'),
-          url: leaf('url', string, { description: 'Where to buy at this price.' }),
+          url: leaf(URL_WITH_REF, string, { description: 'Where to buy at this price.' }),
         },
       },
       { description: 'Other prices the shop offers for the item.' },

@@ -340,11 +340,16 @@ describe('the availability rule through GraphQL', () => {
 
   it('does not find an unavailable offer by its global id', async () => {
     const offerId = (id: number) => btoa(`Offer:${id}`);
-    const { nodes } = await data<{ nodes: ({ offerId: number } | null)[] }>(
+    const body = await catalogue.graphql<{ nodes: ({ offerId: number } | null)[] }>(
       `query ($ids: [ID!]!) { nodes(ids: $ids) { ... on Offer { offerId } } }`,
       { ids: [OFFER.seNew, OFFER.seOutOfStock, OFFER.seNotPurchasable].map(offerId) },
     );
-    expect(nodes).toEqual([{ offerId: OFFER.seNew }, null, null]);
+    expect(body.data?.nodes).toEqual([{ offerId: OFFER.seNew }, null, null]);
+    // Unknown to the API like any id naming no object: NOT_FOUND at its position.
+    expect(body.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([
+      [['nodes', 1], 'NOT_FOUND'],
+      [['nodes', 2], 'NOT_FOUND'],
+    ]);
   });
 
   it('agrees with the raw tables on every generated product of a market', async () => {

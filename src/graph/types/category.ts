@@ -28,10 +28,17 @@ import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
-import { connectionOf, offsetPage, pageArgumentBounds } from '../pagination.ts';
+import {
+  checkPageArguments,
+  connectionOf,
+  offsetPage,
+  pageArgumentBounds,
+  pageOfList,
+} from '../pagination.ts';
 import {
   loadMarketScoped,
   marketKey,
+  nodeKey,
   scoped,
   scopeKey,
   type Scope,
@@ -46,7 +53,7 @@ import { ProductRef } from './product.ts';
 export type CategoryParent = Scoped<CategoryRow>;
 
 export const CategoryRef = builder.loadableNodeRef('Category', {
-  id: { resolve: (category: CategoryParent) => marketKey(category) },
+  id: { resolve: (category: CategoryParent) => nodeKey(marketKey(category), category.scope) },
   loaderOptions: loaderOptions(),
   load: (keys: string[], context) =>
     loadMarketScoped(keys, (ids) => findCategoriesByIds(context.db, ids), 'category'),
@@ -283,22 +290,24 @@ builder.queryField('categories', (t) =>
     extensions: pageArgumentBounds(CATEGORY_SEARCH_PAGE_LIMITS),
     resolve: async (_root, args, context) => {
       const scope = scopeFromArgs(args);
-      const page = offsetPage(args, CATEGORY_SEARCH_PAGE_LIMITS);
+      checkPageArguments(args, CATEGORY_SEARCH_PAGE_LIMITS);
       if (args.query == null) {
+        const count = () => countCategories(context.db);
+        const { page, total } = await pageOfList(args, CATEGORY_SEARCH_PAGE_LIMITS, count);
         const rows = await listCategories(context.db, page);
-        return connectionOf(page, rows.map(scoped<CategoryRow>(scope)), () =>
-          countCategories(context.db),
-        );
+        return connectionOf(page, rows.map(scoped<CategoryRow>(scope)), total ?? count);
       }
       if (args.query.trim() === '') {
         throw badUserInput('query must not be empty', 'query', 'empty');
       }
       const search = (await marketTextSearch(context, scope.market, args.query))!;
-      if (search.tiers.length === 0) return connectionOf(page, [], 0);
+      if (search.tiers.length === 0) {
+        return connectionOf(offsetPage(args, CATEGORY_SEARCH_PAGE_LIMITS, 0), [], 0);
+      }
+      const count = () => countLeafCategoriesMatching(context.db, search);
+      const { page, total } = await pageOfList(args, CATEGORY_SEARCH_PAGE_LIMITS, count);
       const rows = await searchLeafCategories(context.db, search, page);
-      return connectionOf(page, rows.map(scoped<CategoryRow>(scope)), () =>
-        countLeafCategoriesMatching(context.db, search),
-      );
+      return connectionOf(page, rows.map(scoped<CategoryRow>(scope)), total ?? count);
     },
   }),
 );

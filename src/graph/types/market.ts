@@ -1,9 +1,8 @@
-import { badUserInput } from '../../errors.ts';
 import type { MarketRow } from '../../db/repositories/markets.ts';
 import { MARKET_CODES, type MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { CurrencyEnum } from './money.ts';
-import type { Scope } from '../scope.ts';
+import { checkedRef, type Scope } from '../scope.ts';
 
 export const MarketEnum = builder.enumType('Market', {
   description: 'A country market. Every price belongs to exactly one, in its currency.',
@@ -15,11 +14,9 @@ export const MarketEnum = builder.enumType('Market', {
   ) as Record<Uppercase<MarketCode>, { value: MarketCode; description: string }>,
 });
 
-const REF_PATTERN = /^[A-Za-z0-9._~-]{1,64}$/;
-
 /**
  * The arguments that open a market scope on a root field: the market every nested price is
- * in, and the partner ref every nested offer URL carries.
+ * in, and the deprecated partner ref (./scope.ts says what it still does).
  */
 export const scopeArgs = builder.args((t) => ({
   market: t.field({
@@ -30,16 +27,14 @@ export const scopeArgs = builder.args((t) => ({
   ref: t.string({
     required: false,
     description:
-      'Partner id added as the `ref` query parameter to every offer URL in the result (1–64 of A–Z a–z 0–9 . _ ~ -).',
+      'Deprecated: give the ref to `url(ref:)` instead. Here (1–64 of A–Z a–z 0–9 . _ ~ -) it is the default of every `url(ref:)` below, and the objects below are seen under it: their ids name the ref, so they are not the objects of the same ids without it.',
+    deprecationReason:
+      'Give the ref to `url(ref:)` on Offer and AlternativePrice, which keeps every object’s id and URLs apart from any argument above it.',
   }),
 }));
 
 export function scopeFromArgs(args: { market: MarketCode; ref?: string | null }): Scope {
-  const ref = args.ref ?? null;
-  if (ref !== null && !REF_PATTERN.test(ref)) {
-    throw badUserInput('ref must be 1–64 characters of A–Z a–z 0–9 . _ ~ -', 'ref', 'pattern');
-  }
-  return { market: args.market, ref };
+  return { market: args.market, ref: checkedRef(args.ref) };
 }
 
 const MarketInfo = builder.objectRef<MarketRow>('MarketInfo').implement({

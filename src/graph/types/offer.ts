@@ -1,6 +1,6 @@
 /**
  * Offer: one shop's price for a product in a market. Only available offers exist here (the
- * data layer's `available_offers` view); URLs carry the scope's partner ref.
+ * data layer's `available_offers` view); a URL carries the partner ref given to it.
  */
 import { createContextCache } from '@pothos/core';
 import DataLoader from 'dataloader';
@@ -26,13 +26,17 @@ import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import { loaderPerArguments } from '../argument-loaders.ts';
 import { unionOfColumns } from '../row-loader.ts';
-import { connectionOf, offsetPage, pageArgumentBounds } from '../pagination.ts';
+import { connectionOf, pageArgumentBounds, pagesOfBatch, type OffsetPage } from '../pagination.ts';
 import {
   marketKey,
   marketKeyOfRow,
+  loadByNodeKeys,
+  nodeKey,
   productMarketKey,
   scopeKey,
+  checkedRef,
   tagUrlWithRef,
+  type Scope,
   type Scoped,
 } from '../scope.ts';
 import { columns, CONNECTION_ITEMS, selectedColumns, type RowType } from '../selection.ts';
@@ -119,27 +123,42 @@ function offerIn(product: ProductParent) {
 }
 
 export const OfferRef = builder.loadableNodeRef('Offer', {
-  id: { resolve: (offer: OfferParent) => String(offer.row.id) },
+  id: { resolve: (offer: OfferParent) => nodeKey(String(offer.row.id), offer.scope) },
   loaderOptions: loaderOptions(),
-  load: async (keys: string[], context): Promise<(OfferParent | null)[]> => {
-    const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
-    const rows = ids.length > 0 ? await findAvailableOffersByIds(context.db, ids) : [];
-    return oneByKey(keys, rows, (row) => String(row.id)).map((row) =>
-      row ? { row, scope: { market: row.market, ref: null } } : null,
-    );
-  },
+  load: (keys: string[], context): Promise<(OfferParent | null)[]> =>
+    loadByNodeKeys(keys, (ids) => findAvailableOffersByIds(context.db, ids)),
 });
 
 // A federation entity keyed by `id` (docs/federation.md): `_entities` loads it here.
 builder.asEntity(OfferRef, entityByGlobalId(OfferRef));
+/**
+ * `url(ref:)` of Offer and AlternativePrice. Normalized caches key a field by its own
+ * arguments under its object's id, so the URL with a ref and the one without are two entries,
+ * and a page refetched through `node(id:)` asks for its ref again (docs/api.md, "Partner
+ * ref"). Without the argument, the deprecated root `ref` the object is seen under, if any.
+ */
+const urlRefArgument = builder.args((t) => ({
+  ref: t.string({
+    description:
+      'Partner id added as the query parameter `ref` (URL-encoded, merged into the URL’s own query string): 1–64 of A–Z a–z 0–9 . _ ~ -. Without it, the URL as stored.',
+  }),
+}));
+
+function urlWithRef(url: string, ref: string | null | undefined, scope: Scope): string {
+  return tagUrlWithRef(url, checkedRef(ref) ?? scope.ref);
+}
 
 const AlternativePriceRef = builder
-  .objectRef<{ price: MoneyShape; url: string }>('AlternativePrice')
+  .objectRef<{ price: MoneyShape; url: string; scope: Scope }>('AlternativePrice')
   .implement({
     description: 'Another price the shop offers for the same item (e.g. another variant).',
     fields: (t) => ({
       price: t.field({ type: MoneyRef, description: 'The price.', resolve: (a) => a.price }),
-      url: t.exposeString('url', { description: 'Where to buy at this price (carries `ref`).' }),
+      url: t.string({
+        description: 'Where to buy at this price; carries `ref` when given one.',
+        args: urlRefArgument,
+        resolve: (a, args) => urlWithRef(a.url, args.ref, a.scope),
+      }),
     }),
   });
 
@@ -177,8 +196,9 @@ OfferRef.implement({
     }),
     url: t.string({
       ...columns('url'),
-      description: 'Where to buy; carries the partner `ref` when the query gave one.',
-      resolve: (o) => tagUrlWithRef(o.row.url, o.scope.ref),
+      description: 'Where to buy; carries the partner `ref` when given one.',
+      args: urlRefArgument,
+      resolve: (o, args) => urlWithRef(o.row.url, args.ref, o.scope),
     }),
     productCondition: t.field({
       ...columns('condition'),
@@ -274,7 +294,8 @@ function offerPriceFields(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, 
           const offer = offers[index]!;
           return group.map((row) => ({
             price: { value: row.price, currency: offer.row.currency, includingShipping: null },
-            url: tagUrlWithRef(row.url, offer.scope.ref),
+            url: row.url,
+            scope: offer.scope,
           }));
         });
       },
@@ -334,38 +355,61 @@ const OfferSummaryRef = builder.objectRef<OfferSummaryShape>('OfferSummary').imp
 
 /** A page of each product's offers: one statement for every product asking the same page. */
 const offerPages = loaderPerArguments(
-  async (keys: readonly OffersOfProduct[], context, args: OfferPageArguments) => {
-    const page = offsetPage(args, OFFER_PAGE_LIMITS);
-    // The same product may come twice (two selections): read its offers once.
-    const products = uniqueProducts(keys);
-    const rows = await findAvailableOffersPage(
-      context.db,
-      products.map(productMarketKey),
-      { offset: page.offset, limit: page.limit, order: args.orderBy ?? 'PRICE' },
-      unionOfColumns(keys.map((key) => key.columns)),
-    );
-    // Each row carries its product's total; a page past the end has no row to carry it,
-    // so those products are counted on demand, all in one statement.
-    let counts: Promise<Map<string, number>> | undefined;
-    const countOffers = async (product: ProductParent) => {
-      counts ??= summariseAvailableOffers(context.db, products.map(productMarketKey)).then(
-        (summaries) => new Map(summaries.map((row) => [marketKeyOfRow(row), row.offer_count])),
-      );
-      return (await counts).get(marketKey(product)) ?? 0;
-    };
-    const byProduct = groupByKey(
-      keys.map(({ product }) => marketKey(product)),
-      rows,
-      marketKeyOfRow,
-    );
-    return byProduct.map((group, index) => {
-      const { product } = keys[index]!;
-      const total = group[0]?.total ?? (page.offset > 0 ? () => countOffers(product) : 0);
-      return connectionOf(page, group.map(offerIn(product)), total);
-    });
-  },
+  (keys: readonly OffersOfProduct[], context, args: OfferPageArguments) =>
+    pagesOfBatch(
+      keys,
+      args,
+      OFFER_PAGE_LIMITS,
+      async (counted) => {
+        const summaries = await summariseAvailableOffers(
+          context.db,
+          uniqueProducts(counted).map(productMarketKey),
+        );
+        const byKey = new Map(summaries.map((row) => [marketKeyOfRow(row), row.offer_count]));
+        return counted.map(({ product }) => byKey.get(marketKey(product)) ?? 0);
+      },
+      (page, paged, totals) => readOfferPages(context, args, page, paged, totals),
+    ),
   offersCacheKey,
 );
+
+/** One page of each product's offers, in one statement; `totals` when already counted. */
+async function readOfferPages(
+  context: RequestContext,
+  args: OfferPageArguments,
+  page: OffsetPage,
+  keys: readonly OffersOfProduct[],
+  totals?: number[],
+) {
+  // The same product may come twice (two selections): read its offers once.
+  const products = uniqueProducts(keys);
+  const rows = await findAvailableOffersPage(
+    context.db,
+    products.map(productMarketKey),
+    { offset: page.offset, limit: page.limit, order: args.orderBy ?? 'PRICE' },
+    unionOfColumns(keys.map((key) => key.columns)),
+  );
+  // Each row carries its product's total; a page past the end has no row to carry it,
+  // so those products are counted on demand, all in one statement.
+  let counts: Promise<Map<string, number>> | undefined;
+  const countOffers = async (product: ProductParent) => {
+    counts ??= summariseAvailableOffers(context.db, products.map(productMarketKey)).then(
+      (summaries) => new Map(summaries.map((row) => [marketKeyOfRow(row), row.offer_count])),
+    );
+    return (await counts).get(marketKey(product)) ?? 0;
+  };
+  const byProduct = groupByKey(
+    keys.map(({ product }) => marketKey(product)),
+    rows,
+    marketKeyOfRow,
+  );
+  return byProduct.map((group, index) => {
+    const { product } = keys[index]!;
+    const total =
+      totals?.[index] ?? group[0]?.total ?? (page.offset > 0 ? () => countOffers(product) : 0);
+    return connectionOf(page, group.map(offerIn(product)), total);
+  });
+}
 
 /**
  * The cheapest available offer of each product, for `lowestOffer` and the deprecated

@@ -37,7 +37,15 @@ import { loaderPerArguments } from '../argument-loaders.ts';
 import { groupByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import { unionOfColumns } from '../row-loader.ts';
-import { connectionOf, offsetPage, pageArgumentBounds, type OffsetPage } from '../pagination.ts';
+import {
+  checkPageArguments,
+  connectionOf,
+  offsetPage,
+  pageArgumentBounds,
+  pageOfList,
+  pagesOfBatch,
+  type OffsetPage,
+} from '../pagination.ts';
 import { scoped, scopeKey, type Scope } from '../scope.ts';
 import { CONNECTION_ITEMS, selectedColumns } from '../selection.ts';
 import { CategoryRef, findCategoryByReference, type CategoryParent } from './category.ts';
@@ -166,7 +174,7 @@ builder.queryField('products', (t) =>
     },
     resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
-      const page = offsetPage(args, PRODUCT_PAGE_LIMITS);
+      checkPageArguments(args, PRODUCT_PAGE_LIMITS);
       const columns = listedProductColumns(info);
       if (args.ids != null || args.gtins != null) {
         const ids = args.ids ?? [];
@@ -178,6 +186,7 @@ builder.queryField('products', (t) =>
           throw badUserInput('ids and gtins take no other filter', 'ids', 'exclusive');
         }
         const products = await lookUpProducts(context, scope, ids, gtins, columns);
+        const page = offsetPage(args, PRODUCT_PAGE_LIMITS, products.length);
         return connectionOf(
           page,
           products.slice(page.offset, page.offset + page.limit),
@@ -193,6 +202,22 @@ builder.queryField('products', (t) =>
       };
       if (args.category != null)
         filter.categoryId = (await categoryIdOf(context, args.category)).id;
+      const count = () =>
+        text === undefined
+          ? countProducts(context.db, filter)
+          : countSearchMatches(context.db, { ...filter, text });
+      const { page, total } = await pageOfList(args, PRODUCT_PAGE_LIMITS, async () => {
+        const counted = await count();
+        // A search is counted up to a bound: past it, where its list ends is not known.
+        if (text !== undefined && counted >= SEARCH_COUNT_CAP) {
+          throw badUserInput(
+            `last without before counts back from the end of the list, and this search matches ${SEARCH_COUNT_CAP} products or more: page with first, or with before`,
+            'last',
+            'too_many_matches',
+          );
+        }
+        return counted;
+      });
       const listed =
         text === undefined
           ? (
@@ -209,11 +234,7 @@ builder.queryField('products', (t) =>
               ),
               columns,
             );
-      return connectionOf(page, listed, () =>
-        text === undefined
-          ? countProducts(context.db, filter)
-          : countSearchMatches(context.db, { ...filter, text }),
-      );
+      return connectionOf(page, listed, total ?? count);
     },
   }),
 );
@@ -244,38 +265,65 @@ interface CategoryProductsArguments extends DefaultConnectionArguments {
 
 /** A page of each category's products: one statement for every category asking the same page. */
 const categoryProductPages = loaderPerArguments(
-  async (keys: readonly CategoryProductsKey[], context, args: CategoryProductsArguments) => {
+  (keys: readonly CategoryProductsKey[], context, args: CategoryProductsArguments) => {
     checkPriceTrend(args.priceTrend);
-    const order = listingOrderOf(args.orderBy);
-    const page: OffsetPage = offsetPage(args, PRODUCT_PAGE_LIMITS);
+    listingOrderOf(args.orderBy);
     const filter: ListingFilter = { market: args.market, priceTrend: args.priceTrend ?? undefined };
-    // A category may come twice (two selections): list it once.
-    const categoryIds = [...new Set(keys.map(({ category }) => category.row.id))];
-    const rows = await listProductsInCategories(
-      context.db,
-      categoryIds,
-      filter,
-      order,
-      page,
-      unionOfColumns(keys.map((key) => key.productColumns)),
+    return pagesOfBatch(
+      keys,
+      args,
+      PRODUCT_PAGE_LIMITS,
+      async (counted) => {
+        const ids = [...new Set(counted.map(({ category }) => category.row.id))];
+        const totals = await countProductsInCategories(context.db, ids, filter);
+        return counted.map(({ category }) => totals.get(category.row.id) ?? 0);
+      },
+      (page, paged, totals) => readCategoryProductPages(context, args, filter, page, paged, totals),
     );
-    const byCategory = groupByKey(
-      keys.map(({ category }) => category.row.id),
-      rows,
-      (row) => row.listed_under,
-    );
-    let totals: Promise<Map<number, number>> | undefined;
-    return byCategory.map((group, index) => {
-      const { category } = keys[index]!;
-      const listed = group.map(({ listed_under: _, ...row }) => ({ row, scope: category.scope }));
-      return connectionOf(page, listed, async () => {
-        totals ??= countProductsInCategories(context.db, categoryIds, filter);
-        return (await totals).get(category.row.id) ?? 0;
-      });
-    });
   },
   (key) => `${scopeKey(key.category)}/${key.productColumns.join()}`,
 );
+
+/** One page of each category's products, in one statement; `totals` when already counted. */
+async function readCategoryProductPages(
+  context: RequestContext,
+  args: CategoryProductsArguments,
+  filter: ListingFilter,
+  page: OffsetPage,
+  keys: readonly CategoryProductsKey[],
+  totals?: number[],
+) {
+  const order = listingOrderOf(args.orderBy);
+  // A category may come twice (two selections): list it once.
+  const categoryIds = [...new Set(keys.map(({ category }) => category.row.id))];
+  const rows = await listProductsInCategories(
+    context.db,
+    categoryIds,
+    filter,
+    order,
+    page,
+    unionOfColumns(keys.map((key) => key.productColumns)),
+  );
+  const byCategory = groupByKey(
+    keys.map(({ category }) => category.row.id),
+    rows,
+    (row) => row.listed_under,
+  );
+  let counted: Promise<Map<number, number>> | undefined;
+  return byCategory.map((group, index) => {
+    const { category } = keys[index]!;
+    const listed = group.map(({ listed_under: _, ...row }) => ({ row, scope: category.scope }));
+    return connectionOf(
+      page,
+      listed,
+      totals?.[index] ??
+        (async () => {
+          counted ??= countProductsInCategories(context.db, categoryIds, filter);
+          return (await counted).get(category.row.id) ?? 0;
+        }),
+    );
+  });
+}
 
 builder.objectField(CategoryRef, 'products', (t) =>
   t.field({

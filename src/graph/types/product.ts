@@ -16,7 +16,7 @@ import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
 import { groupByKey } from '../grouping.ts';
 import { rowLoader } from '../row-loader.ts';
-import { loadMarketScoped, marketKey, scoped, type Scoped } from '../scope.ts';
+import { loadMarketScoped, marketKey, nodeKey, scoped, type Scoped } from '../scope.ts';
 import { columns, selectedColumns, type RowType } from '../selection.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum, scopeArgs, scopeFromArgs } from './market.ts';
@@ -32,7 +32,7 @@ export const productRows = rowLoader((context, ids, columns: readonly ProductCol
 );
 
 export const ProductRef = builder.loadableNodeRef('Product', {
-  id: { resolve: (product: ProductParent) => marketKey(product) },
+  id: { resolve: (product: ProductParent) => nodeKey(marketKey(product), product.scope) },
   loaderOptions: loaderOptions(),
   load: (keys: string[], context) =>
     loadMarketScoped(keys, (ids) => findProductsByIds(context.db, ids), 'product'),

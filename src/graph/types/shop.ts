@@ -11,15 +11,16 @@ import {
 import { findShopsByIds, type ShopColumn, type ShopRow } from '../../db/repositories/shops.ts';
 import { shopTag } from '../../cache/answer-tags.ts';
 import { entityByGlobalId } from '../federation.ts';
+import type { RequestContext } from '../../context.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
 import { loaderPerArguments } from '../argument-loaders.ts';
-import { groupByKey, oneByKey } from '../grouping.ts';
+import { groupByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
-import { connectionOf, offsetPage, pageArgumentBounds } from '../pagination.ts';
+import { connectionOf, pageArgumentBounds, pagesOfBatch, type OffsetPage } from '../pagination.ts';
 import { unionOfColumns, rowLoader } from '../row-loader.ts';
-import type { Scoped } from '../scope.ts';
+import { loadByNodeKeys, nodeKey, type Scoped } from '../scope.ts';
 import { columns, CONNECTION_ITEMS, selectedColumns, type RowType } from '../selection.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum } from './market.ts';
@@ -49,48 +50,62 @@ interface OffersOfShop {
 
 /** A page of each shop's offers: one statement for every shop asking the same page. */
 const shopOfferPages = loaderPerArguments(
-  async (keys: readonly OffersOfShop[], context, args: DefaultConnectionArguments) => {
-    const page = offsetPage(args, OFFER_PAGE_LIMITS);
-    const shopIds = [...new Set(keys.map(({ shop }) => shop.row.id))];
-    const rows = await findShopOffersPage(
-      context.db,
-      shopIds,
-      page,
-      unionOfColumns(keys.map((key) => key.columns)),
-    );
-    // Counted only when a client selects totalCount, for every shop of the batch at once.
-    let counts: Promise<Map<number, number>> | undefined;
-    const countOffers = async (shopId: number) => {
-      counts ??= countShopOffers(context.db, shopIds).then(
-        (found) => new Map(found.map((row) => [row.shop_id, row.offer_count])),
-      );
-      return (await counts).get(shopId) ?? 0;
-    };
-    const byShop = groupByKey(
-      keys.map(({ shop }) => shop.row.id),
-      rows,
-      (row) => row.shop_id,
-    );
-    return byShop.map((group, index) => {
-      const { shop } = keys[index]!;
-      const offers = group.map((row): OfferParent => ({ row, scope: shop.scope }));
-      return connectionOf(page, offers, () => countOffers(shop.row.id));
-    });
-  },
+  (keys: readonly OffersOfShop[], context, args: DefaultConnectionArguments) =>
+    pagesOfBatch(
+      keys,
+      args,
+      OFFER_PAGE_LIMITS,
+      async (counted) => {
+        const found = await countShopOffers(context.db, [
+          ...new Set(counted.map(({ shop }) => shop.row.id)),
+        ]);
+        const byShop = new Map(found.map((row) => [row.shop_id, row.offer_count]));
+        return counted.map(({ shop }) => byShop.get(shop.row.id) ?? 0);
+      },
+      (page, paged, totals) => readShopOfferPages(context, page, paged, totals),
+    ),
   ({ shop, columns }) => `${shop.row.id}:${shop.scope.ref ?? ''}/${columns.join()}`,
 );
 
+/** One page of each shop's offers, in one statement; `totals` when already counted. */
+async function readShopOfferPages(
+  context: RequestContext,
+  page: OffsetPage,
+  keys: readonly OffersOfShop[],
+  totals?: number[],
+) {
+  const shopIds = [...new Set(keys.map(({ shop }) => shop.row.id))];
+  const rows = await findShopOffersPage(
+    context.db,
+    shopIds,
+    page,
+    unionOfColumns(keys.map((key) => key.columns)),
+  );
+  // Counted only when a client selects totalCount, for every shop of the batch at once.
+  let counts: Promise<Map<number, number>> | undefined;
+  const countOffers = async (shopId: number) => {
+    counts ??= countShopOffers(context.db, shopIds).then(
+      (found) => new Map(found.map((row) => [row.shop_id, row.offer_count])),
+    );
+    return (await counts).get(shopId) ?? 0;
+  };
+  const byShop = groupByKey(
+    keys.map(({ shop }) => shop.row.id),
+    rows,
+    (row) => row.shop_id,
+  );
+  return byShop.map((group, index) => {
+    const { shop } = keys[index]!;
+    const offers = group.map((row): OfferParent => ({ row, scope: shop.scope }));
+    return connectionOf(page, offers, totals?.[index] ?? (() => countOffers(shop.row.id)));
+  });
+}
+
 export const ShopRef = builder.loadableNode('Shop', {
   description: 'A shop selling in one market.',
-  id: { resolve: (shop: ShopParent) => String(shop.row.id) },
+  id: { resolve: (shop: ShopParent) => nodeKey(String(shop.row.id), shop.scope) },
   loaderOptions: loaderOptions(),
-  load: async (keys: string[], context) => {
-    const ids = keys.filter((key) => /^[1-9]\d{0,9}$/.test(key)).map(Number);
-    const rows = ids.length > 0 ? await findShopsByIds(context.db, ids) : [];
-    return oneByKey(keys, rows, (row) => String(row.id)).map((row) =>
-      row ? { row, scope: { market: row.market, ref: null } } : null,
-    );
-  },
+  load: (keys: string[], context) => loadByNodeKeys(keys, (ids) => findShopsByIds(context.db, ids)),
   fields: (t) => ({
     shopId: t.int({ description: 'The numeric shop id.', resolve: (shop) => shop.row.id }),
     name: t.string({

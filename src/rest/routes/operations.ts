@@ -6,7 +6,7 @@ import type { ParamValues } from '../params.ts';
 const PRODUCTS_VARIABLES =
   '$market: Market!, $ref: String, $ids: [Int!], $gtins: [String!], $query: String, $category: String, $priceTrend: PriceTrendFilter, $orderBy: ProductOrder, $first: Int, $after: String';
 const PRODUCTS_ROOT =
-  'products(market: $market, ref: $ref, ids: $ids, gtins: $gtins, query: $query, category: $category, priceTrend: $priceTrend, orderBy: $orderBy, first: $first, after: $after)';
+  'products(market: $market, ids: $ids, gtins: $gtins, query: $query, category: $category, priceTrend: $priceTrend, orderBy: $orderBy, first: $first, after: $after)';
 
 /** A page of the `products` connection (lookups by id/GTIN, listings, text search). */
 export const productsPage: OperationShape = {
@@ -25,7 +25,7 @@ export const productsPageWithTotal: OperationShape = {
 /** One product by id. */
 export const singleProduct: OperationShape = {
   variables: '$market: Market!, $id: Int!, $ref: String, $first: Int, $after: String',
-  root: 'product(market: $market, id: $id, ref: $ref)',
+  root: 'product(market: $market, id: $id)',
   envelope: [],
   items: '',
 };
@@ -49,7 +49,7 @@ export const allCategoriesPage: OperationShape = {
 /** One category by id. */
 export const singleCategory: OperationShape = {
   variables: '$market: Market!, $id: Int!, $ref: String',
-  root: 'category(market: $market, id: $id, ref: $ref)',
+  root: 'category(market: $market, id: $id)',
   envelope: [],
   items: '',
 };
@@ -57,7 +57,7 @@ export const singleCategory: OperationShape = {
 /** A page of a category's products. */
 export const categoryProductsPage: OperationShape = {
   variables: '$market: Market!, $id: Int!, $ref: String, $first: Int, $after: String',
-  root: 'category(market: $market, id: $id, ref: $ref)',
+  root: 'category(market: $market, id: $id)',
   envelope: [
     'products(first: $first, after: $after).pageInfo.hasNextPage',
     'products(first: $first, after: $after).totalCount',
@@ -70,7 +70,10 @@ export function definedVariables(variables: Record<string, unknown>): Record<str
   return Object.fromEntries(Object.entries(variables).filter(([, value]) => value !== undefined));
 }
 
-/** The scope every root field takes: the market (a GraphQL enum name) and the partner ref. */
+/**
+ * The variables of a route's scope: the market every root field takes (a GraphQL enum name)
+ * and the partner ref the offers' `url(ref: $ref)` take.
+ */
 export function scopeVariables(params: ParamValues): { market: string; ref?: string } {
   const market = String(params.market).toUpperCase();
   return params.ref === undefined ? { market } : { market, ref: params.ref as string };

@@ -7,13 +7,15 @@ import { partnerEnvelope } from '../paging.ts';
 import type { ParamSpec } from '../params.ts';
 import { leaf, list, object, type Resource } from '../resources.ts';
 import type { RestRoute } from '../route.ts';
-import { imageUrls, money, periodPrice, schemas, OFFERS_PATH } from '../shapes.ts';
+import { imageUrls, money, periodPrice, schemas, OFFERS_PATH, URL_WITH_REF } from '../shapes.ts';
 import { productsPage, singleProduct, pageVariables } from './operations.ts';
 
 const partnerOffer: Resource = {
   name: 'PartnerOffer',
   fields: {
-    url: leaf('url', schemas.string, { description: 'Offer URL carrying the partner `ref`.' }),
+    url: leaf(URL_WITH_REF, schemas.string, {
+      description: 'Offer URL carrying the partner `ref`.',
+    }),
     offerName: leaf('offerName', schemas.string, { description: 'The shop’s name for the item.' }),
     productCondition: leaf('productCondition', schemas.string, {
       description: 'CONDITION_NEW, CONDITION_USED, CONDITION_REFURBISHED or CONDITION_DEMO.',
