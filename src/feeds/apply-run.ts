@@ -25,10 +25,10 @@ import {
   STAGING_BATCH_ROWS,
   type StagedItem,
 } from '../db/repositories/feed-staging.ts';
-import { lockShopForRun } from '../db/repositories/feed-run-locks.ts';
+import { lockMarketDerivedData, lockShopForRun } from '../db/repositories/feed-run-locks.ts';
 import { findShopMarket } from '../db/repositories/shops.ts';
 import type { Database } from '../db/types.ts';
-import type { MarketCode } from '../markets.ts';
+import { MARKET_CODES, type MarketCode } from '../markets.ts';
 import type { FeedItem } from './feed-item.ts';
 import { feedOfferValues } from './feed-offer.ts';
 
@@ -102,6 +102,7 @@ export async function applyFeedRunIn(
   const changes = await findOfferChanges(trx, shop, withdrawal);
   let followed: FollowedChanges = { changedProductIds: [], summarisedProductIds: [] };
   if (changes.created + changes.updated + changes.withdrawn > 0) {
+    await lockMarketDerivedData(trx, MARKET_CODES.indexOf(shop.market));
     await recordProductsBefore(trx, shop.market);
     await writeOfferChanges(trx, shop, changes, now);
     followed = await followOfferChanges(trx, { runId: run.runId, market: shop.market, now });

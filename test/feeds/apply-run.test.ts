@@ -457,6 +457,38 @@ describe(`applying a feed run on ${databaseKind}`, () => {
     for (const row of rows) expect(row.second_old, String(row.product_id)).toBe(row.first_new);
   });
 
+  it('applies runs of two shops of one market side by side: shared products end with both shops’ prices', async () => {
+    const [shopA, shopB] = [await shopWithOffers('no', 0), await shopWithOffers('no', 1)];
+    const [feedA, feedB] = [await feedOfShop(db(), shopA), await feedOfShop(db(), shopB)];
+    const productOf = async (shopId: number, itemId: string) =>
+      (
+        await db()
+          .selectFrom('offers')
+          .select('product_id')
+          .where('shop_id', '=', shopId)
+          .where('item_id', '=', itemId)
+          .executeTakeFirstOrThrow()
+      ).product_id;
+    // Every price lower, so both runs change the lowest price of the products they share.
+    const cheaper = (items: FeedItem[], by: number) =>
+      items.map((item) => ({ ...item, price: Math.max(1, item.price - by), sale: null }));
+    const [a, b] = await Promise.all([
+      run(shopA, cheaper(feedA, 3), { runId: 'market-a' }),
+      run(shopB, cheaper(feedB, 5), { runId: 'market-b' }),
+    ]);
+    expect(a.counts.updated + b.counts.updated).toBeGreaterThan(0);
+    // Each product's summary is the lowest of the served offers, whichever run committed last.
+    const shared = new Set(await Promise.all(feedA.map((item) => productOf(shopA, item.itemId))));
+    const { rows } = await sql<{ product_id: number; summary: number; served: number }>`
+      select s.product_id, s.lowest_price as summary, min(o.price) as served
+        from product_market_summaries s
+        join available_offers o on o.product_id = s.product_id and o.market = s.market
+       where s.market = 'no' and s.product_id = any(${[...shared]}::int[])
+       group by s.product_id, s.lowest_price`.execute(db());
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.summary, String(row.product_id)).toBe(row.served);
+  });
+
   it('withdraws a product’s last offer: it leaves the listing, its history stays, and it comes back', async () => {
     const { rows } = await sql<{
       product_id: number;

@@ -11,6 +11,25 @@ import type { Database } from '../types.ts';
 /** The lock space of feed runs: the first key of a two-key advisory lock; the shop id is the second. */
 export const FEED_RUN_LOCK_SPACE = 4_140_020;
 
+/**
+ * The lock space of a market's derived data (the second key is the market's place in the
+ * list of markets): runs of different shops share products, so the part of a run that reads
+ * the products' offers and rewrites their history and summaries goes one run at a time per
+ * market, to its commit. Without it two runs rewrote the same rows in different orders
+ * (a deadlock), or each computed a product's lowest price without the other's offers.
+ */
+const MARKET_DERIVED_LOCK_SPACE = 4_140_021;
+
+/** Waits for the market's derived-data lock, held until the transaction ends. */
+export async function lockMarketDerivedData(
+  trx: Transaction<Database>,
+  marketIndex: number,
+): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${MARKET_DERIVED_LOCK_SPACE}, ${marketIndex})`.execute(
+    trx,
+  );
+}
+
 /** Waits for the shop's lock, held until the transaction ends. */
 export async function lockShopForRun(trx: Transaction<Database>, shopId: number): Promise<void> {
   await sql`select pg_advisory_xact_lock(${FEED_RUN_LOCK_SPACE}, ${shopId})`.execute(trx);
