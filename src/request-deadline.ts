@@ -84,3 +84,18 @@ export function bindWorkSignal(request: Request, signal: WorkStop): void {
 export function workSignalOf(request: Request): WorkStop | undefined {
   return workSignals.get(request);
 }
+
+/**
+ * Requests whose answer in parts is bound by the deadline to its last part: incremental
+ * delivery (@defer, @stream). A subscription's stream is an answer in parts too, but lives as
+ * long as its subscriber: the deadline ends with its first part.
+ */
+const partsUnderDeadline = new WeakSet<Request>();
+
+export function holdDeadlineForParts(request: Request): void {
+  partsUnderDeadline.add(request);
+}
+
+export function deadlineHoldsParts(request: Request): boolean {
+  return partsUnderDeadline.has(request);
+}

@@ -30,6 +30,7 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { maskError } from '../errors.ts';
+import { holdDeadlineForParts } from '../request-deadline.ts';
 
 const INCREMENTAL_DIRECTIVES = new Set(['defer', 'stream']);
 
@@ -152,6 +153,7 @@ export function useIncrementalDelivery(): Plugin[] {
           args.document = withoutIncrementalDelivery(args.document);
           return undefined;
         }
+        if (request !== undefined) holdDeadlineForParts(request);
         return {
           onExecuteDone: () => ({
             onNext({ result, setResult }) {

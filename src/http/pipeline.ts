@@ -11,7 +11,12 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { AppMetrics } from '../metrics.ts';
 import type { RequestSource } from '../proxy-trust.ts';
-import { bindWorkSignal, startDeadline, type RequestDeadline } from '../request-deadline.ts';
+import {
+  bindWorkSignal,
+  deadlineHoldsParts,
+  startDeadline,
+  type RequestDeadline,
+} from '../request-deadline.ts';
 import { withinRequest, type RequestLog, type RequestRecord } from '../request-log.ts';
 import { UNMATCHED } from '../metrics.ts';
 import { nonResourceResponse, readRequestTarget } from '../request-target.ts';
@@ -74,7 +79,8 @@ export function createPipeline(deps: PipelineDependencies) {
    * Bounded by REQUEST_TIMEOUT_MS: at the deadline the request is answered 503 and its work
    * stops at its next statement, as it does when the client goes away first. An answer in
    * parts (@defer, @stream) is bound until its last part: a part whose statements the deadline
-   * stops carries their TIMEOUT errors. A handler with its own deadline bounds itself.
+   * stops carries their TIMEOUT errors; a subscription's stream, only until its first. A
+   * handler with its own deadline bounds itself.
    */
   async function withinDeadline(
     exchange: Exchange,
@@ -99,7 +105,7 @@ export function createPipeline(deps: PipelineDependencies) {
         withinRequest(record, () => answer(exchange, handler, record)),
         timedOut,
       ]);
-      streaming = deliveredInParts(response);
+      streaming = deliveredInParts(response) && deadlineHoldsParts(exchange.request);
       return streaming ? clearedWhenDelivered(response, deadline) : response;
     } finally {
       if (!streaming) deadline.clear();

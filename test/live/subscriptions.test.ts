@@ -381,6 +381,8 @@ describe(`live prices on ${databaseKind}`, () => {
           LIVE_SUBSCRIPTIONS_PER_CONNECTION: '2',
           LIVE_SUBSCRIPTIONS_PER_CLIENT_IP: '3',
           LIVE_BUFFER_EVENTS: '1',
+          // A subscription outlives the request deadline: its stream is no request's answer.
+          REQUEST_TIMEOUT_MS: '300',
         }),
         database: catalogue.database,
         logger: QUIET,
@@ -388,6 +390,19 @@ describe(`live prices on ${databaseKind}`, () => {
       await bounded.listening;
     });
     afterAll(() => bounded?.dispose());
+
+    it('keeps a subscription past REQUEST_TIMEOUT_MS, where an answer in parts would stop', async () => {
+      const target = await nextTarget();
+      const events = sseEvents(
+        await subscribe(LOWEST_PRICE_CHANGED, { ids: [target.productId] }, bounded),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const newPrice = Math.max(1, Math.floor(target.lowest / 2));
+      await push(target, newPrice, bounded);
+      const { data } = await events.next();
+      expect(data.data.lowestPriceChanged).toMatchObject({ current: { value: newPrice } });
+      await events.cancel();
+    });
 
     it('refuses a subscription past the per-connection bound (graphql-ws)', async () => {
       const server = createServer(bounded).on('upgrade', bounded.upgrade);
