@@ -139,7 +139,10 @@ export async function matchStagedItems(trx: Transaction<Database>): Promise<numb
                      cross join lateral (
                        select p.id from products p
                         where p.brand_id = b.id and p.mpn is not null
-                          and upper(p.mpn) = upper(u.mpn)) as p
+                          and upper(p.mpn) = upper(u.mpn)
+                        -- At most one (the index is unique); the limit keeps the planner from
+                        -- turning the lookup back into a join.
+                        limit 1) as p
                      where u.product_id is null and u.mpn is not null) as m
              where s.item_id = m.item_id`.execute(trx);
   // Again, now that rows have products: with the first statistics (no row matched) the
