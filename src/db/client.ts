@@ -15,6 +15,7 @@ import {
   type LogEvent,
 } from 'kysely';
 import pg from 'pg';
+import { CopyInRows, copyInOnPglite, copyInOnServer, type CopyInResult } from './copy-in.ts';
 import { preparedStatementName } from './prepared.ts';
 import { ReadRoutingDialect, type DatabaseStatus } from './replicas.ts';
 import { timestamptzToIso } from './timestamps.ts';
@@ -40,19 +41,27 @@ pg.types.setTypeParser(NUMERIC_ARRAY_OID, (value: string) =>
 pg.types.setTypeParser(builtins.DATE, (value: string) => value);
 pg.types.setTypeParser(builtins.TIMESTAMPTZ, timestamptzToIso);
 
+/** How a client runs a COPY FROM STDIN whose rows come as its one parameter (./copy-in.ts). */
+type CopyIn = (client: pg.Client, text: string, rows: CopyInRows) => Promise<CopyInResult>;
+
 /**
  * The pool's client class: a statement `executePrepared` has named (src/db/prepared.ts) goes
  * with that name after `namePrefix`, so the connection parses and plans it once; node-postgres
  * remembers per connection which names it has parsed (a connection opened after a server
- * restart has none and parses again). Kysely's PostgresConnection calls `query(text, values)`;
- * every other call (a config object, a cursor, a callback) goes as it is.
+ * restart has none and parses again). A COPY from Kysely (./copy-in.ts) goes to `copyIn`.
+ * Kysely's PostgresConnection calls `query(text, values)`; every other call (a config object,
+ * a cursor, a callback) goes as it is.
  */
-function preparingClient(namePrefix: string): typeof pg.Client {
+function preparingClient(namePrefix: string, copyIn: CopyIn): typeof pg.Client {
   return class PreparingClient extends pg.Client {
     // `never` stands for the result of whichever overload of pg's `query` the call matches.
     override query(...args: unknown[]): never {
       const send = super.query as (...args: unknown[]) => never;
       const [text, values] = args;
+      const rows = Array.isArray(values) ? values[0] : undefined;
+      if (typeof text === 'string' && rows instanceof CopyInRows) {
+        return copyIn(this, text, rows) as never;
+      }
       const name =
         typeof text === 'string' && args.length === 2 ? preparedStatementName(text) : undefined;
       return name === undefined
@@ -76,7 +85,7 @@ function serverPool(url: string, poolSize = 10): pg.Pool {
     // one (docs/benchmarks.md, "Category listings on their index"). A URL that sets
     // `options` itself wins (timestamps then take the slower exact path).
     options: '-c TimeZone=UTC -c jit=off',
-    Client: preparingClient(''),
+    Client: preparingClient('', copyInOnServer),
   });
 }
 
@@ -186,7 +195,9 @@ async function openPool(options: DatabaseOptions): Promise<OpenedPool> {
   // it closes (at most MAX_PREPARED_STATEMENTS each).
   const pool = new pg.Pool({
     ...(createPgConfig(pglite) as pg.PoolConfig),
-    Client: preparingClient(`h${++embeddedHandles}_`),
+    Client: preparingClient(`h${++embeddedHandles}_`, (_client, text, rows) =>
+      copyInOnPglite(pglite, text, rows),
+    ),
   });
   return { kind: 'embedded', pool, pglite, ...(ownedPglite ? { ownedPglite } : {}) };
 }
