@@ -3,6 +3,8 @@
  * `url(ref:)`, so one offer's URL with and without a ref are two fields of one record (no
  * RelayResponseNormalizer conflict, each read back right), and a page of a product's offers
  * fetched through `node(id:)`, as Relay's pagination queries do, keeps the ref on every URL.
+ * The operations (./relay/OfferPages.ts) are compiled by relay-compiler, as a Relay app's are,
+ * against schema/schema.graphql before the tests run.
  */
 import {
   createOperationDescriptor,
@@ -11,11 +13,14 @@ import {
   Network,
   RecordSource,
   Store,
+  type ConcreteRequest,
   type Variables,
 } from 'relay-runtime';
-import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/graph/schema.ts';
-import { relayRequest } from '../helpers/relay-artifacts.ts';
+import { execFile } from 'node:child_process';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { offerUrls, useConsoleWarnings } from '../helpers/client-caches.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
@@ -39,41 +44,36 @@ function environment() {
   });
 }
 
-const OFFERS = relayRequest(
-  schema,
-  `query ProductOffers($id: Int!, $ref: String) {
-    product(market: SE, id: $id) {
-      id
-      offers(first: 3) { edges { node { id url(ref: $ref) alternativePrices { url(ref: $ref) } } } }
-    }
-  }`,
-);
+const RELAY_DIR = path.join(import.meta.dirname, 'relay');
+const ARTIFACTS = path.join(RELAY_DIR, '__generated__');
 
-const FIRST_PAGE = relayRequest(
-  schema,
-  `query FirstPage($id: Int!, $ref: String) {
-    product(market: SE, id: $id) {
-      id
-      offers(first: 2) { edges { cursor node { id url(ref: $ref) } } pageInfo { endCursor hasNextPage } }
-    }
-  }`,
-);
+type Artifact = ConcreteRequest;
+let OFFERS: Artifact;
+let ROOT: Artifact;
+let FIRST_PAGE: Artifact;
+let NEXT_PAGE: Artifact;
 
-const NEXT_PAGE = relayRequest(
-  schema,
-  `query NextPage($id: ID!, $after: String, $ref: String) {
-    node(id: $id) {
-      __typename
-      id
-      ... on Product {
-        offers(first: 2, after: $after) { edges { cursor node { id url(ref: $ref) } } pageInfo { endCursor hasNextPage } }
-      }
-    }
-  }`,
-);
+beforeAll(async () => {
+  await rm(ARTIFACTS, { recursive: true, force: true });
+  await mkdir(ARTIFACTS);
+  // The compiler reads relay.config.json from its working directory.
+  await promisify(execFile)(
+    path.join(import.meta.dirname, '../../node_modules/.bin/relay-compiler'),
+    [],
+    { cwd: RELAY_DIR },
+  );
+  const load = async (name: string) =>
+    ((await import(path.join(ARTIFACTS, `${name}.graphql.ts`))) as { default: Artifact }).default;
+  [OFFERS, ROOT, FIRST_PAGE, NEXT_PAGE] = await Promise.all([
+    load('OfferPagesProductOffersQuery'),
+    load('OfferPagesRootRefQuery'),
+    load('OfferPagesFirstPageQuery'),
+    load('OfferPagesNextPageQuery'),
+  ]);
+}, 60_000);
 
 /** Runs the query through the environment, then reads its answer back from the store. */
-async function run(env: Environment, request: typeof OFFERS, variables: Variables) {
+async function run(env: Environment, request: Artifact, variables: Variables) {
   await fetchQuery(env, request, variables).toPromise();
   return env.lookup(createOperationDescriptor(request, variables).fragment).data as any;
 }
@@ -103,12 +103,6 @@ describe('relay-runtime', () => {
 
   it('keeps the deprecated root ref’s objects apart from the plain ones (their ids differ)', async () => {
     const env = environment();
-    const ROOT = relayRequest(
-      schema,
-      `query RootRef($id: Int!, $ref: String) {
-        product(market: SE, id: $id, ref: $ref) { id offers(first: 3) { edges { node { id url } } } }
-      }`,
-    );
     const tagged = await run(env, ROOT, { id: PRODUCT, ref: REF });
     const plain = await run(env, ROOT, { id: PRODUCT, ref: null });
     expect(tagged.product.id).not.toBe(plain.product.id);
