@@ -129,12 +129,12 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     listening: changes.ready,
     /** node:http's 'upgrade' listener: graphql-ws on /graphql (src/graph/graphql-ws.ts). */
     upgrade: webSockets.upgrade,
+    /** How many subscriptions this app serves now. */
+    liveSubscriptions: () => live.count(),
     /**
      * Completes every subscription (SSE and graphql-ws) and closes the sockets: the first
      * step of a shutdown, since an open stream would otherwise hold the drain to its end.
      */
-    /** How many subscriptions this app serves now. */
-    liveSubscriptions: () => live.count(),
     completeSubscriptions: async () => {
       live.completeAll();
       await webSockets.close();

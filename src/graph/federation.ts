@@ -17,6 +17,7 @@ import {
   isObjectType,
   isScalarType,
   isUnionType,
+  type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
 import { badUserInput } from '../errors.ts';
@@ -43,6 +44,51 @@ function nodeIdOf(globalId: string, typename: string): string {
 interface LoadableNode<Shape> {
   name: string;
   getDataloader: (context: RequestContext) => DataLoader<string, Shape>;
+}
+
+/** The names of the entity types: the members of the `_Entity` union. */
+function entityTypeNames(schema: GraphQLSchema): Set<string> {
+  const union = schema.getType('_Entity');
+  return new Set(isUnionType(union) ? union.getTypes().map((type) => type.name) : []);
+}
+
+/**
+ * `_entities` with every representation checked first: one that is not an object naming an
+ * entity type by `__typename` is null with a BAD_USER_INPUT error at its place (graphql-js
+ * answers an Error in a list so), and the others resolve. Unchecked, the plugin's resolver
+ * threw a plain error for it, and the whole answer was a 500.
+ */
+function checkedRepresentations(
+  resolve: GraphQLFieldResolver<unknown, unknown>,
+  entityTypes: Set<string>,
+): GraphQLFieldResolver<unknown, unknown> {
+  return async (source, args: { representations: unknown[] }, context, info) => {
+    const { representations } = args;
+    const valid = representations.map(
+      (item) =>
+        typeof item === 'object' &&
+        item !== null &&
+        entityTypes.has((item as { __typename?: unknown }).__typename as string),
+    );
+    if (valid.every(Boolean)) return resolve(source, args, context, info);
+    const kept = representations.filter((_, index) => valid[index]);
+    const resolved = (await resolve(
+      source,
+      { ...args, representations: kept },
+      context,
+      info,
+    )) as unknown[];
+    let next = 0;
+    return valid.map((isValid) =>
+      isValid
+        ? resolved[next++]
+        : badUserInput(
+            `a representation is an object with the __typename of an entity (${[...entityTypes].join(', ')}) and its id`,
+            'representations',
+            'malformed_representation',
+          ),
+    );
+  };
 }
 
 /** The `asEntity` options of a loadable node: keyed by `id`, resolved through its loader. */
@@ -95,18 +141,17 @@ export function describeFederation(schema: GraphQLSchema): GraphQLSchema {
           { ...arg, description: DESCRIPTIONS[`${typeName}.${fieldName}(${name}:)`] },
         ]),
       );
-      const complexity =
-        fieldName === '_entities'
-          ? ({ representations }: { representations: unknown[] }) => ({
-              field: 1,
-              multiplier: representations.length,
-            })
-          : undefined;
+      if (fieldName !== '_entities') return { ...field, description, args };
+      const complexity = ({ representations }: { representations: unknown[] }) => ({
+        field: 1,
+        multiplier: representations.length,
+      });
       return {
         ...field,
         description,
         args,
-        extensions: complexity ? { ...field.extensions, complexity } : field.extensions,
+        resolve: checkedRepresentations(field.resolve!, entityTypeNames(schema)),
+        extensions: { ...field.extensions, complexity },
       };
     },
   });

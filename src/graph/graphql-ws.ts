@@ -41,6 +41,7 @@ export function createGraphQLWebSockets(options: GraphQLWebSocketOptions): Graph
     if (!connection) connections.set(socket, (connection = { open: 0 }));
     return connection;
   };
+  let closing: Promise<void> | undefined;
   const server = useServer(
     {
       execute: (args) => (args.rootValue as Enveloped).execute(args) as never,
@@ -79,8 +80,8 @@ export function createGraphQLWebSockets(options: GraphQLWebSocketOptions): Graph
       }
       sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
     },
-    close: async () => {
-      await server.dispose();
-    },
+    // Shutdown closes the sockets first, then the app's disposal again: once is enough (ws
+    // answers a second close with "The server is not running").
+    close: () => (closing ??= Promise.resolve(server.dispose())),
   };
 }

@@ -165,7 +165,7 @@ const knownOperationTypes: ValidationRule = (context) => ({
     if (context.getSchema().getRootType(operation.operation)) return;
     throw serviceError(
       'BAD_USER_INPUT',
-      `This API answers queries only: it has no ${operation.operation} type.`,
+      `This API answers queries and subscriptions: it has no ${operation.operation} type.`,
       [{ parameter: 'query', reason: 'unsupported_operation' }],
     );
   },

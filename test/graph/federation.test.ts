@@ -328,4 +328,21 @@ describe('the catalogue subgraph', () => {
       [['_entities', 3], 'BAD_USER_INPUT'],
     ]);
   });
+
+  it('answers a representation that is no entity’s an error at its place, the others resolved', async () => {
+    const body = await catalogue.graphql(ENTITIES, {
+      representations: [
+        '2024-01-01',
+        { __typename: 'Nope', id: 'x' },
+        { __typename: 'Product', id: listed[0]!.id },
+      ],
+    });
+    expect(body.data!._entities.map((entity: { id: string } | null) => entity?.id ?? null)).toEqual(
+      [null, null, listed[0]!.id],
+    );
+    expect(body.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([
+      [['_entities', 0], 'BAD_USER_INPUT'],
+      [['_entities', 1], 'BAD_USER_INPUT'],
+    ]);
+  });
 });

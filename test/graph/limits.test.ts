@@ -343,10 +343,8 @@ describe('hostile requests', () => {
   });
 
   it('answers an operation type the schema does not have with 400', async () => {
-    for (const document of ['mutation { __typename }', 'subscription { __typename }']) {
-      const error = expectRefused(await query(document), 400, 'BAD_USER_INPUT');
-      expect(error.message).toMatch(/queries only/);
-    }
+    const error = expectRefused(await query('mutation { __typename }'), 400, 'BAD_USER_INPUT');
+    expect(error.message).toMatch(/no mutation type/);
   });
 
   it('never echoes a long name back', async () => {

@@ -265,7 +265,9 @@ interface CategoryProductsArguments extends DefaultConnectionArguments {
 
 /** A page of each category's products: one statement for every category asking the same page. */
 const categoryProductPages = loaderPerArguments(
-  (keys: readonly CategoryProductsKey[], context, args: CategoryProductsArguments) => {
+  // Async: a refused argument rejects every key with its own error (DataLoader wraps an error
+  // thrown synchronously as its own TypeError, which would answer 500).
+  async (keys: readonly CategoryProductsKey[], context, args: CategoryProductsArguments) => {
     checkPriceTrend(args.priceTrend);
     listingOrderOf(args.orderBy);
     const filter: ListingFilter = { market: args.market, priceTrend: args.priceTrend ?? undefined };
