@@ -345,23 +345,30 @@ export function workloads(
 /** P1–P4: the gateway beside PostGraphile v5, each request with its PostGraphile twin. */
 function peerWorkloads(inputs: WorkloadInputs): Workload[] {
   const tree = inputs.treeCategoryIds;
-  // P4 and P4-id: one product's name, by the document's text or by its id.
+  // P4 and P4-id: one product's name, by the document's text or by its id. Only P4 has a
+  // PostGraphile twin: PostGraphile's users would send their own persisted operations, which
+  // are not set up here, so P4-id is measured beside the gateway's own P4 only.
   const productNameWorkload = (
     id: WorkloadId,
     title: string,
     request: (variables: Record<string, unknown>) => BenchRequest,
+    withTwin: boolean,
   ): Workload => ({
     id,
     title,
     requests: inputs.lookupIds.map((product) => request({ market: GRAPHQL_MARKET, id: product })),
     raw: false,
-    peer: {
-      requests: inputs.lookupIds.map((product) =>
-        graphqlRequest(postgraphileProductName(P4_OPERATION), P4_OPERATION, { id: product }),
-      ),
-      gatewayRows: gatewayRows.name,
-      peerRows: postgraphileRows.name,
-    },
+    ...(withTwin
+      ? {
+          peer: {
+            requests: inputs.lookupIds.map((product) =>
+              graphqlRequest(postgraphileProductName(P4_OPERATION), P4_OPERATION, { id: product }),
+            ),
+            gatewayRows: gatewayRows.name,
+            peerRows: postgraphileRows.name,
+          },
+        }
+      : {}),
   });
   return [
     {
@@ -426,13 +433,17 @@ function peerWorkloads(inputs: WorkloadInputs): Workload[] {
         peerRows: postgraphileRows.products,
       },
     },
-    productNameWorkload('P4', "GraphQL one product's name, 20 products in turn", (variables) =>
-      graphqlRequest(P4_DOCUMENT, P4_OPERATION, variables),
+    productNameWorkload(
+      'P4',
+      "GraphQL one product's name, 20 products in turn",
+      (variables) => graphqlRequest(P4_DOCUMENT, P4_OPERATION, variables),
+      true,
     ),
     productNameWorkload(
       'P4-id',
       "P4 by documentId: the same document as a trusted document's id",
       (variables) => persistedRequest(P4_DOCUMENT_HASH, P4_OPERATION, variables),
+      false,
     ),
   ];
 }

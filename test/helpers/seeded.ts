@@ -59,6 +59,8 @@ export function useSeededCatalogue(env: Record<string, string> = {}): SeededCata
   beforeAll(async () => {
     database = await createTestDatabase({ contents: 'seeded' });
     app = createApp({ config: loadConfig(env), database, logger: pino({ level: 'silent' }) });
+    // Following the catalogue's changes starts with a statement: none of a test's requests.
+    await app.listening;
     // The market directory is read once per process: read it now, so that no request under
     // test pays (and counts) that statement.
     await post({ query: '{ markets { code } }' });
