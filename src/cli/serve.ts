@@ -50,7 +50,8 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const app = createApp({ config, database, logger, draining: () => connections.draining });
   server.off('request', startup.listener).on('request', app).on('upgrade', app.upgrade);
   const pruning = startOutboxPruning(database.db, config.changesRetentionDays, logger);
-  await app.startFeedRuns();
+  // A queue that cannot start yet retries on its own (src/feeds/run-queue.ts): serving goes on.
+  await app.startFeedRuns().catch(() => {});
   if (!listenFirst) await listen(server, config);
   const port = boundPort(server, config);
   logger.info(

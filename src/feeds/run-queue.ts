@@ -21,6 +21,10 @@ import type { RunWorker } from './run-worker.ts';
 
 const QUEUE = 'feed-runs';
 
+/** The pauses before a failed start of the queue is tried again: doubling, capped. */
+const START_RETRY_FIRST_MS = 500;
+const START_RETRY_MAX_MS = 30_000;
+
 /** How often each process looks for runs nobody saw to (a job lost with its process). */
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -122,10 +126,22 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
   }
   let started: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
-  /** Started once; a start that failed (the database away) is tried again next time. */
-  const ensureStarted = () => {
+  /**
+   * Started once. A start that failed is tried again: at the next run queued, and on its own
+   * after a pause that doubles (processes starting together race to create pg-boss's queue,
+   * and the losers' statements fail or deadlock; the database may be away).
+   */
+  let retryDelayMs = START_RETRY_FIRST_MS;
+  const ensureStarted = (): Promise<void> => {
     started ??= start().catch((error: unknown) => {
       started = undefined;
+      if (closing === undefined) {
+        logger.warn({ err: error, retryMs: retryDelayMs }, 'feed run queue: start failed');
+        setTimeout(() => {
+          if (closing === undefined && started === undefined) ensureStarted().catch(() => {});
+        }, retryDelayMs).unref();
+        retryDelayMs = Math.min(START_RETRY_MAX_MS, retryDelayMs * 2);
+      }
       throw error;
     });
     return started;
