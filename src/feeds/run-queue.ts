@@ -63,10 +63,24 @@ export interface RunQueue {
   close(graceMs: number): Promise<void>;
 }
 
-export function startRunQueue(options: RunQueueOptions): RunQueue {
-  const { logger, worker } = options;
+/** pg-boss on the catalogue's pool, its database errors logged, never thrown at the process. */
+function createBoss(pool: pg.Pool, logger: Logger): PgBoss {
+  /**
+   * A job's ending that fails for want of a database is logged and let go: the job stays
+   * `active` until it expires, and the sweep sends its shop again meanwhile.
+   */
+  async function executeSql(text: string, values?: unknown[]) {
+    try {
+      return await pool.query(text, values);
+    } catch (error) {
+      const unawaited = UNAWAITED_JOB_ENDINGS.some((statement) => statement.test(text));
+      if (!unawaited || databaseConnectionFailure(error) === undefined) throw error;
+      logger.warn({ err: error }, 'feed run queue: a job could not be marked done');
+      return { rows: [{ count: '0' }] };
+    }
+  }
   const boss = new PgBoss({
-    db: { executeSql: (text, values) => executeSql(text, values) },
+    db: { executeSql },
     schedule: false,
     // Jobs expire rather than sit `active` forever when their process died; the run itself is
     // started again by whichever worker takes the shop next.
@@ -76,21 +90,12 @@ export function startRunQueue(options: RunQueueOptions): RunQueue {
     retryBackoff: true,
   });
   boss.on('error', (error) => logger.warn({ err: error }, 'feed run queue: database error'));
+  return boss;
+}
 
-  /**
-   * A job's ending that fails for want of a database is logged and let go: the job stays
-   * `active` until it expires, and the sweep sends its shop again meanwhile.
-   */
-  async function executeSql(text: string, values?: unknown[]) {
-    try {
-      return await options.pool.query(text, values);
-    } catch (error) {
-      const unawaited = UNAWAITED_JOB_ENDINGS.some((statement) => statement.test(text));
-      if (!unawaited || databaseConnectionFailure(error) === undefined) throw error;
-      logger.warn({ err: error }, 'feed run queue: a job could not be marked done');
-      return { rows: [{ count: '0' }] };
-    }
-  }
+export function startRunQueue(options: RunQueueOptions): RunQueue {
+  const { logger, worker } = options;
+  const boss = createBoss(options.pool, logger);
   const workerIds: string[] = [];
   let sweeper: NodeJS.Timeout | undefined;
 

@@ -35,6 +35,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/errors.ts';
 import { EXAMPLE_OPERATIONS } from '../../src/graph/graphiql.ts';
 import { schema } from '../../src/graph/schema.ts';
+import { takeMultipartParts } from '../helpers/incremental.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 import {
   assertParameters,
@@ -760,9 +761,18 @@ async function sendAndCheck(request: Request, description: string) {
     expect([method, response.status], context).toEqual(['GET', 200]);
     return;
   }
-  if (type.startsWith('text/event-stream')) {
-    for (const result of streamedResults(text) as { data?: unknown; errors?: unknown }[]) {
-      if (result.errors !== undefined || !('data' in result)) expectCoded(result.errors, context);
+  if (type.startsWith('text/event-stream') || type.startsWith('multipart/mixed')) {
+    // An event stream, or @defer/@stream's parts: every part's own errors coded.
+    const results = type.startsWith('multipart/mixed')
+      ? takeMultipartParts(text).complete
+      : streamedResults(text);
+    type Part = { data?: unknown; errors?: unknown; incremental?: { errors?: unknown }[] };
+    for (const result of results as Part[]) {
+      const answers = 'data' in result || result.incremental !== undefined;
+      if (result.errors !== undefined || !answers) expectCoded(result.errors, context);
+      for (const patch of result.incremental ?? []) {
+        if (patch.errors !== undefined) expectCoded(patch.errors, context);
+      }
     }
     return;
   }

@@ -47,7 +47,7 @@ export async function readParts(
 }
 
 /** multipart/mixed, boundary `-`: each part's headers, a blank line, its JSON. */
-function takeMultipartParts(text: string): { complete: IncrementalPart[]; rest: string } {
+export function takeMultipartParts(text: string): { complete: IncrementalPart[]; rest: string } {
   const sections = text.split(/\r\n---(?:--)?/);
   const rest = sections.pop() ?? '';
   const complete = sections
