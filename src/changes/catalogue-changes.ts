@@ -187,8 +187,14 @@ function listenOnServer(
     }
     try {
       // Listening for the first time: what the outbox holds is the past, nothing to replay.
+      // Read on the listening connection itself: the process's own upkeep, none of the
+      // pool's (or of the statements a request is counted by).
       if (heardUpTo.sequence === undefined) {
-        heardUpTo.sequence = (await latestChangeSequence(database.db)) ?? '0';
+        const latest = latestChangeSequence(database.db);
+        const { rows } = await next.query<{ sequence: string | null }>(latest.sql, [
+          ...latest.parameters,
+        ]);
+        heardUpTo.sequence = rows[0]?.sequence ?? '0';
       } else if (reconnected) {
         for (const runId of await findRunsSince(
           database.db,

@@ -291,6 +291,8 @@ describe('the catalogue subgraph', () => {
       database: catalogue.database,
       logger: pino({ level: 'silent' }),
     });
+    // Following the catalogue's changes starts with a statement: not the requests'.
+    await cached.listening;
     try {
       const representations = listed.map((product) => ({ __typename: 'Product', id: product.id }));
       const ask = async () => {

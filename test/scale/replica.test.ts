@@ -184,8 +184,8 @@ describe('reads from a streaming replica', () => {
   });
 
   it('serves reads from the replica, and nothing of them from the primary', async () => {
-    // The start's own work on the primary (the feed run queue's first look for runs, the
-    // catalogue changes' first read) settles first: no request's doing.
+    // The start's own work on the primary (the feed run queue's first look for runs) settles
+    // first: no request's doing.
     let before = await statementsByServer();
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -36,11 +36,13 @@ export async function findRunChange(
   return rows[0];
 }
 
-/** The outbox's last position (a bigint, as text), or undefined while it is empty. */
-export async function latestChangeSequence(db: Kysely<Database>): Promise<string | undefined> {
-  const { rows } = await sql<{ sequence: string | null }>`
-    select max(sequence)::text as sequence from catalogue_changes`.execute(db);
-  return rows[0]?.sequence ?? undefined;
+/**
+ * The statement of the outbox's last position (a bigint, as text; null while it is empty),
+ * compiled for the connection that listens for changes to run itself.
+ */
+export function latestChangeSequence(db: Kysely<Database>) {
+  return sql<{ sequence: string | null }>`
+    select max(sequence)::text as sequence from catalogue_changes`.compile(db);
 }
 
 /**
