@@ -10,11 +10,11 @@
  * from the outbox when it is up again. The embedded database is one process: PGlite delivers
  * the same notification to its own listeners after the commit.
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle } from '../db/client.ts';
 import {
-  findRunChange,
+  runChange,
   findRunsSince,
   latestChangeSequence,
   type RunChangeRow,
@@ -78,7 +78,7 @@ export function followCatalogueChanges(
   async function deliver(runId: string): Promise<void> {
     let row: RunChangeRow | undefined;
     try {
-      row = await findRunChange(database.db, runId);
+      [row] = await source.read(runChange(database.db, runId));
     } catch (error) {
       logger.error({ err: error, runId }, 'catalogue changes: could not read the run’s changes');
       return;
@@ -122,6 +122,11 @@ export function followCatalogueChanges(
 
 interface Source {
   ready: Promise<void>;
+  /**
+   * Runs a statement of the follower's own: on a server, on the listening connection (the
+   * process's upkeep, none of the pool's, nor a statement a request is counted by).
+   */
+  read<Row>(statement: CompiledQuery<Row>): Promise<Row[]>;
   close(): Promise<void>;
 }
 
@@ -129,6 +134,7 @@ function listenEmbedded(database: DatabaseHandle, heard: (runId: string) => void
   const unlisten = database.pglite!.listen(CATALOGUE_CHANGES_CHANNEL, heard);
   return {
     ready: unlisten.then(() => undefined),
+    read: async (statement) => (await database.db.executeQuery(statement)).rows,
     async close() {
       await (
         await unlisten
@@ -154,6 +160,8 @@ function listenOnServer(
   heardUpTo: { sequence: string | undefined },
 ): Source {
   let current: pg.Client | undefined;
+  /** `current` once it listens: the connection the follower's own statements run on. */
+  let connected: pg.Client | undefined;
   let closed = false;
   let failures = 0;
   let retry: NodeJS.Timeout | undefined;
@@ -179,6 +187,7 @@ function listenOnServer(
       lost(next, error);
       return;
     }
+    connected = next;
     if (closed) return;
     const reconnected = failures > 0;
     if (reconnected) {
@@ -210,6 +219,7 @@ function listenOnServer(
   }
 
   function lost(which: pg.Client, error: unknown): void {
+    if (connected === which) connected = undefined;
     if (closed || which !== current) return;
     current = undefined;
     which.removeAllListeners('end');
@@ -231,12 +241,20 @@ function listenOnServer(
 
   return {
     ready,
+    async read(statement) {
+      // While the listening connection is down, the pool's (the runs are replayed anyway).
+      const client = connected;
+      if (client === undefined) return (await database.db.executeQuery(statement)).rows;
+      const { rows } = await client.query(statement.sql, [...statement.parameters]);
+      return rows;
+    },
     async close() {
       closed = true;
       clearTimeout(retry);
       await listening;
       const last = current;
       current = undefined;
+      connected = undefined;
       await last?.end().catch(() => undefined);
     },
   };

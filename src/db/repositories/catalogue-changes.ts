@@ -15,12 +15,12 @@ export interface RunChangeRow {
   last_sequence: string;
 }
 
-/** The run's market, shop and changed products; undefined when it changed nothing. */
-export async function findRunChange(
-  db: Kysely<Database>,
-  runId: string,
-): Promise<RunChangeRow | undefined> {
-  const { rows } = await sql<RunChangeRow>`
+/**
+ * The statement of a run's market, shop and changed products (no row when it changed
+ * nothing), compiled for the connection that listens for changes to run itself.
+ */
+export function runChange(db: Kysely<Database>, runId: string) {
+  return sql<RunChangeRow>`
     select c.market, array_agg(c.product_id order by c.product_id) as product_ids,
            max(c.sequence)::text as last_sequence,
            (select o.shop_id
@@ -32,8 +32,7 @@ export async function findRunChange(
              limit 1) as shop_id
       from catalogue_changes c
      where c.run_id = ${runId}
-     group by c.market`.execute(db);
-  return rows[0];
+     group by c.market`.compile(db);
 }
 
 /**
