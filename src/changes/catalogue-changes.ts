@@ -147,6 +147,32 @@ function listenEmbedded(database: DatabaseHandle, heard: (runId: string) => void
 const REPLAY_MARGIN_ROWS = 5000;
 
 /**
+ * Where the outbox stands once listening: the first time, its last position (what it holds is
+ * the past, nothing to replay); after a lost connection, the runs since the last one heard,
+ * told to `replay` again. Read on the listening connection itself: the process's own upkeep,
+ * none of the pool's (nor of the statements a request is counted by).
+ */
+async function catchUp(
+  database: DatabaseHandle,
+  connection: pg.Client,
+  heardUpTo: { sequence: string | undefined },
+  replay: ((runId: string) => void) | undefined,
+): Promise<void> {
+  if (heardUpTo.sequence === undefined) {
+    const latest = latestChangeSequence(database.db);
+    const { rows } = await connection.query<{ sequence: string | null }>(latest.sql, [
+      ...latest.parameters,
+    ]);
+    heardUpTo.sequence = rows[0]?.sequence ?? '0';
+    return;
+  }
+  if (replay === undefined) return;
+  for (const runId of await findRunsSince(database.db, heardUpTo.sequence, REPLAY_MARGIN_ROWS)) {
+    replay(runId);
+  }
+}
+
+/**
  * A connection of its own (LISTEN holds it for the process's life, which a pooled one must
  * not), reopened after any failure; never throws, never stops the process. After a lost
  * connection the runs since the last one heard are announced again (some twice: following a
@@ -195,24 +221,7 @@ function listenOnServer(
       failures = 0;
     }
     try {
-      // Listening for the first time: what the outbox holds is the past, nothing to replay.
-      // Read on the listening connection itself: the process's own upkeep, none of the
-      // pool's (or of the statements a request is counted by).
-      if (heardUpTo.sequence === undefined) {
-        const latest = latestChangeSequence(database.db);
-        const { rows } = await next.query<{ sequence: string | null }>(latest.sql, [
-          ...latest.parameters,
-        ]);
-        heardUpTo.sequence = rows[0]?.sequence ?? '0';
-      } else if (reconnected) {
-        for (const runId of await findRunsSince(
-          database.db,
-          heardUpTo.sequence,
-          REPLAY_MARGIN_ROWS,
-        )) {
-          heard(runId);
-        }
-      }
+      await catchUp(database, next, heardUpTo, reconnected ? heard : undefined);
     } catch (error) {
       logger.error({ err: error }, 'catalogue changes: could not read the runs missed');
     }

@@ -15,6 +15,7 @@ import {
   findFeedRun,
   findShopFeedRuns,
   queueFeedRun,
+  type NewFeedRun,
 } from '../../db/repositories/feed-runs.ts';
 import { findShopMarket } from '../../db/repositories/shops.ts';
 import type { Database } from '../../db/types.ts';
@@ -203,16 +204,7 @@ async function receivePush(exchange: Exchange, deps: FeedRouteDependencies) {
     }
     throw error;
   }
-  const runId = randomUUID();
-  await createFeedRun(deps.db, {
-    runId,
-    shopId,
-    kind: 'push',
-    format: 'json',
-    gzip: false,
-    receivedAt: new Date(),
-    state: 'receiving',
-  });
+  const runId = await createPushRun(deps.db, shopId, { state: 'receiving' });
   await appendFeedRunBody(deps.db, runId, 0, bytes);
   await queueFeedRun(deps.db, runId);
   return queued(exchange, deps, shopId, runId);
@@ -225,18 +217,30 @@ async function receiveWithdrawal(exchange: Exchange, deps: FeedRouteDependencies
   if (itemId.length < 1 || itemId.length > 50) {
     return errorResponse(400, 'an item id is 1 to 50 characters', exchange.requestId);
   }
+  const runId = await createPushRun(deps.db, shopId, {
+    state: 'queued',
+    withdrawItemIds: [itemId],
+  });
+  return queued(exchange, deps, shopId, runId);
+}
+
+/** A push's run (items as JSON, or a withdrawal alone); returns its id. */
+async function createPushRun(
+  db: Kysely<Database>,
+  shopId: number,
+  run: Pick<NewFeedRun, 'state' | 'withdrawItemIds'>,
+): Promise<string> {
   const runId = randomUUID();
-  await createFeedRun(deps.db, {
+  await createFeedRun(db, {
     runId,
     shopId,
     kind: 'push',
     format: 'json',
     gzip: false,
     receivedAt: new Date(),
-    state: 'queued',
-    withdrawItemIds: [itemId],
+    ...run,
   });
-  return queued(exchange, deps, shopId, runId);
+  return runId;
 }
 
 /** The run's answer once queued: `202` at once, or with `?wait=true` once it is finished. */
