@@ -132,13 +132,14 @@ interface Source {
 
 function listenEmbedded(database: DatabaseHandle, heard: (runId: string) => void): Source {
   const unlisten = database.pglite!.listen(CATALOGUE_CHANGES_CHANNEL, heard);
+  // An instance closed before the listening began (an app dropped with its database) ends it:
+  // nothing to follow, and nothing to report to a process no one listens to.
+  const listening = unlisten.catch(() => undefined);
   return {
-    ready: unlisten.then(() => undefined),
+    ready: listening.then(() => undefined),
     read: async (statement) => (await database.db.executeQuery(statement)).rows,
     async close() {
-      await (
-        await unlisten
-      )();
+      await (await listening)?.().catch(() => undefined);
     },
   };
 }
