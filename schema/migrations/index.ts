@@ -14,6 +14,7 @@ import * as feeds from './0008_feeds.ts';
 import * as shopOfferOrderIndex from './0009_shop_offer_order_index.ts';
 import * as feedRuns from './0010_feed_runs.ts';
 import * as trustedDocuments from './0011_trusted_documents.ts';
+import * as gtin14Unique from './0012_gtin14_unique.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_catalogue': catalogue,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009_shop_offer_order_index': shopOfferOrderIndex,
   '0010_feed_runs': feedRuns,
   '0011_trusted_documents': trustedDocuments,
+  '0012_gtin14_unique': gtin14Unique,
 };

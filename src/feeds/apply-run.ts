@@ -21,15 +21,19 @@ import {
   createStagedItems,
   keepUnmatchedItems,
   matchStagedItems,
+  setAsideDuplicateRows,
   stageItems,
+  type DuplicateRow,
   type StagedItem,
+  type StagedRejectedId,
 } from '../db/repositories/feed-staging.ts';
 import { lockMarketDerivedData, lockShopForRun } from '../db/repositories/feed-run-locks.ts';
 import { findShopMarket } from '../db/repositories/shops.ts';
 import type { Database } from '../db/types.ts';
 import { MARKET_CODES, type MarketCode } from '../markets.ts';
-import type { FeedItem } from './feed-item.ts';
+import { MAX_REPORTED_REJECTIONS, type FeedItem, type RejectedRow } from './feed-item.ts';
 import { feedOfferValues } from './feed-offer.ts';
+import { isRejectedRow } from './row-checks.ts';
 
 export type FeedRunKind = 'full' | 'push';
 
@@ -38,8 +42,16 @@ export interface FeedRun {
   shopId: number;
   /** `full`: the feed is the shop's whole offer; `push`: these items only. */
   kind: FeedRunKind;
-  /** The run's checked rows, each item id once. */
-  items: AsyncIterable<FeedItem> | Iterable<FeedItem>;
+  /**
+   * The run's checked rows in feed order; rejected ones too, whose ids make later rows with
+   * them duplicates.
+   */
+  items: AsyncIterable<FeedItem | RejectedRow> | Iterable<FeedItem | RejectedRow>;
+  /**
+   * Told of the rows with an earlier row's id (the first MAX_REPORTED_REJECTIONS, and how many)
+   * once every row is staged, before anything is written; throwing rejects the run.
+   */
+  onDuplicates?(duplicates: { rows: DuplicateRow[]; count: number }): void;
   /** A push's items to withdraw. */
   withdrawItemIds?: readonly string[];
   /** The moment the run applies at: which sales are on, and the day of the history point. */
@@ -91,8 +103,11 @@ export async function applyFeedRunIn(
   await lockShopForRun(trx, run.shopId);
   const shop = await findRunShop(trx, run.shopId);
   await createStagedItems(trx);
-  const rows = await stageAll(trx, run.items, now);
-  const unmatched = await matchStagedItems(trx);
+  const staged = await stageAll(trx, run.items, now);
+  const duplicates = await setAsideDuplicateRows(trx, MAX_REPORTED_REJECTIONS);
+  run.onDuplicates?.(duplicates);
+  const rows = staged - duplicates.count;
+  const unmatched = await matchStagedItems(trx, rows);
   await keepUnmatchedItems(trx, {
     runId: run.runId,
     shopId: shop.shopId,
@@ -133,14 +148,18 @@ async function findRunShop(trx: Transaction<Database>, shopId: number): Promise<
   return { shopId, market: shop.market as MarketCode, currency: shop.currency };
 }
 
-/** Stages the rows as they are read; returns how many there were. */
+/** Stages the rows as they are read; returns how many were accepted. */
 async function stageAll(
   trx: Transaction<Database>,
-  items: AsyncIterable<FeedItem> | Iterable<FeedItem>,
+  items: FeedRun['items'],
   now: Date,
 ): Promise<number> {
-  async function* staged(): AsyncGenerator<StagedItem> {
-    for await (const item of items) yield stagedItem(item, now);
+  async function* staged(): AsyncGenerator<StagedItem | StagedRejectedId> {
+    for await (const item of items) {
+      if (!isRejectedRow(item)) yield stagedItem(item, now);
+      else if (item.itemId !== null)
+        yield { line: item.line, item_id: item.itemId, accepted: false };
+    }
   }
   return stageItems(trx, staged());
 }
@@ -149,6 +168,7 @@ function stagedItem(item: FeedItem, now: Date): StagedItem {
   return {
     line: item.line,
     item_id: item.itemId,
+    accepted: true,
     ...feedOfferValues(item, now),
     gtin: item.gtin,
     brand: item.brand,

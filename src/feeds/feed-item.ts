@@ -35,6 +35,9 @@ export interface FeedItem {
   imageLink: string | null;
 }
 
+/** The rejected rows a run's report lists; the count stays exact beyond them. */
+export const MAX_REPORTED_REJECTIONS = 1000;
+
 /** A row the run could not take, and why: `field` names the column (or `id` for a duplicate). */
 export interface RejectedRow {
   line: number;

@@ -7,6 +7,7 @@
  * both come through here.
  */
 import { randomUUID } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { findShopMarket } from '../db/repositories/shops.ts';
 import type { Database } from '../db/types.ts';
@@ -17,14 +18,19 @@ import {
   type FeedRunCounts,
   type FeedRunKind,
 } from './apply-run.ts';
-import type { FeedItem, RejectedRow } from './feed-item.ts';
+import { MAX_REPORTED_REJECTIONS, type FeedItem, type RejectedRow } from './feed-item.ts';
 import type { FeedFormat, RunFormat } from './feed-record.ts';
 import { FeedRejected } from './feed-rejected.ts';
+import type { DuplicateRow } from '../db/repositories/feed-staging.ts';
 import { readFeed } from './read-feed.ts';
 import { isRejectedRow } from './row-checks.ts';
 
-/** The rejected rows a report lists; the count stays exact beyond them. */
-const MAX_REPORTED_REJECTIONS = 1000;
+/**
+ * Rows read between turns of the event loop. A stored body comes in chunks of about 1 MB whose
+ * rows need nothing else to be read: without turns, the requests a gateway serves beside its
+ * runs would wait for each chunk's 5,000 rows.
+ */
+const YIELD_EVERY_ROWS = 500;
 
 /** How a run ended; before that it is `queued`, then `running`. */
 export type FinishedRunState = 'applied' | 'rejected' | 'failed';
@@ -143,29 +149,33 @@ export async function runFeed(db: Kysely<Database>, input: RunInput): Promise<Fe
         gzip: input.gzip,
         market: { currency: shop.currency, country: shop.market.toUpperCase() },
       });
-      async function* acceptedItems(): AsyncGenerator<FeedItem> {
+      async function* countedRows(): AsyncGenerator<FeedItem | RejectedRow> {
         for await (const row of reading.rows) {
           rows++;
-          if (!isRejectedRow(row)) {
-            yield row;
-            continue;
+          if (rows % YIELD_EVERY_ROWS === 0) await setImmediate();
+          if (isRejectedRow(row)) {
+            rejected++;
+            if (rejectedRows.length < MAX_REPORTED_REJECTIONS) rejectedRows.push(row);
           }
-          rejected++;
-          if (rejectedRows.length < MAX_REPORTED_REJECTIONS) rejectedRows.push(row);
+          yield row;
         }
         ignoredColumns = reading.ignoredColumns;
-        if (rows > 0 && rejected / rows > input.maxRejectedShare) {
-          throw new TooManyRejected(
-            `${rejected} of ${rows} rows rejected, more than ${Math.round(input.maxRejectedShare * 100)} %: nothing applied`,
-          );
-        }
       }
       const applied = await applyFeedRunIn(trx, {
         runId: input.runId,
         shopId: input.shopId,
         kind: input.kind,
-        items: acceptedItems(),
+        items: countedRows(),
         ...(input.withdrawItemIds ? { withdrawItemIds: input.withdrawItemIds } : {}),
+        onDuplicates: (duplicates) => {
+          rejected += duplicates.count;
+          addDuplicates(rejectedRows, duplicates.rows);
+          if (rows > 0 && rejected / rows > input.maxRejectedShare) {
+            throw new TooManyRejected(
+              `${rejected} of ${rows} rows rejected, more than ${Math.round(input.maxRejectedShare * 100)} %: nothing applied`,
+            );
+          }
+        },
       });
       const appliedReport = report('applied', null, applied.counts);
       await input.recordApplied?.(trx, appliedReport);
@@ -179,4 +189,19 @@ export async function runFeed(db: Kysely<Database>, input: RunInput): Promise<Fe
     }
     throw error;
   }
+}
+
+/** The rows rejected as duplicates among the others, in feed order, the first so many kept. */
+function addDuplicates(rejectedRows: RejectedRow[], duplicates: readonly DuplicateRow[]): void {
+  if (duplicates.length === 0) return;
+  const merged = [
+    ...rejectedRows,
+    ...duplicates.map((row) => ({
+      line: row.line,
+      itemId: row.itemId,
+      field: 'id',
+      reason: `a duplicate of the item on line ${row.firstLine}`,
+    })),
+  ].sort((a, b) => a.line - b.line);
+  rejectedRows.splice(0, rejectedRows.length, ...merged.slice(0, MAX_REPORTED_REJECTIONS));
 }

@@ -24,13 +24,13 @@ export function isRejectedRow(row: FeedItem | RejectedRow): row is RejectedRow {
 }
 
 /**
- * The checks for one feed's rows, in feed order: they remember the ids already seen, so the
- * second and later rows with an id are rejected as duplicates, whatever became of the first.
+ * The checks for one feed's rows. An id twice in a feed is the run's to find
+ * (src/db/repositories/feed-staging.ts, findDuplicateRows): remembering every id here would
+ * hold a large feed's ids in memory.
  */
 export function createRowChecks(
   market: FeedMarket,
 ): (record: FeedRecord) => FeedItem | RejectedRow {
-  const firstLineOfId = new Map<string, number>();
   return (record) => {
     const itemId = record.values.id?.trim() ?? '';
     const reject = (field: string, reason: string, id: string | null = itemId): RejectedRow => ({
@@ -43,10 +43,6 @@ export function createRowChecks(
     if (itemId.length > MAX_ITEM_ID_LENGTH) {
       return reject('id', `${itemId.length} characters long: at most ${MAX_ITEM_ID_LENGTH}`, null);
     }
-    const firstLine = firstLineOfId.get(itemId);
-    if (firstLine !== undefined)
-      return reject('id', `a duplicate of the item on line ${firstLine}`);
-    firstLineOfId.set(itemId, record.line);
     if (record.extraCells) {
       return reject('row', `${record.extraCells} more cells than the header has columns`);
     }

@@ -7,6 +7,7 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { refreshProductMarketSummaries } from '../../src/db/repositories/product-market-summaries.ts';
 import { applyFeedRun, type FeedRun } from '../../src/feeds/apply-run.ts';
 import type { FeedItem } from '../../src/feeds/feed-item.ts';
 import { databaseKind } from '../helpers/database.ts';
@@ -567,6 +568,72 @@ describe(`applying a feed run on ${databaseKind}`, () => {
       offerCount: 1,
     });
     expect(await listed()).toContain(only.product_id);
+  });
+
+  it('leaves the changed products’ summaries as a rebuild of them writes them', async () => {
+    const shopId = await shopWithOffers('nz', 0);
+    const feed = await feedOfShop(db(), shopId);
+    // Prices move up, and down to the lowest; a product new to the shop, one of its offers gone.
+    const [added] = await productsNotAtShop(db(), shopId, 'gtin', 1);
+    const items = [
+      ...feed.slice(1).map((item, index) => ({
+        ...item,
+        sale: null,
+        price: index % 2 ? item.price + 7 : Math.max(1, Math.round(item.price / 2)),
+      })),
+      newItem('new-to-the-shop', added!, 55),
+    ];
+    const applied = await run(shopId, items);
+    expect(applied.summarisedProductIds.length).toBeGreaterThan(5);
+    const summaries = () =>
+      db()
+        .selectFrom('product_market_summaries')
+        .selectAll()
+        .where('market', '=', 'nz')
+        .where('product_id', 'in', applied.summarisedProductIds)
+        .orderBy('product_id')
+        .execute();
+    const afterRun = await summaries();
+    await refreshProductMarketSummaries(db(), {
+      productIds: applied.summarisedProductIds,
+      market: 'nz',
+      asOf: TODAY,
+    });
+    expect(afterRun).toEqual(await summaries());
+  });
+
+  it('matches a feed too large for a lookup per row as it matches a small one', async () => {
+    const shopId = await shopWithOffers('nz', 1);
+    const byGtin = await productsNotAtShop(db(), shopId, 'gtin', 20);
+    const byPartNumber = await productsNotAtShop(db(), shopId, 'brand and mpn', 5);
+    const known = [...byGtin, ...byPartNumber];
+    const named = known.map((product, index) => newItem(`known-${index}`, product, 100));
+    // GTINs the catalogue has none of: over 10,000 rows, the catalogue's GTINs are hashed.
+    const unknown = Array.from({ length: 10_000 }, (_, index) =>
+      newItem(
+        `unknown-${index}`,
+        { gtin: `9${String(index).padStart(13, '0')}`, brand: null, mpn: null },
+        100,
+      ),
+    );
+    const items = [...(await feedOfShop(db(), shopId)), ...named, ...unknown].map(
+      (item, index) => ({ ...item, line: index + 2 }),
+    );
+    const applied = await run(shopId, items);
+    expect(applied.counts).toMatchObject({ unmatched: unknown.length, created: known.length });
+    const offers = await db()
+      .selectFrom('offers')
+      .select(['item_id', 'product_id'])
+      .where('shop_id', '=', shopId)
+      .where(
+        'item_id',
+        'in',
+        named.map((item) => item.itemId),
+      )
+      .execute();
+    expect(new Map(offers.map((offer) => [offer.item_id, offer.product_id]))).toEqual(
+      new Map(named.map((item, index) => [item.itemId, known[index]!.productId])),
+    );
   });
 
   it('changes nothing when a run fails midway', async () => {

@@ -129,6 +129,37 @@ describe(`a full feed run on ${databaseKind}`, () => {
     expect(lenient.counts.updated).toBe(1);
   });
 
+  it('rejects the second and later rows with an id, whatever became of the first', async () => {
+    const { shopId, items } = await shopFeed(3);
+    const [first, second] = items;
+    const rows = [first!, second!, first!, second!, first!];
+    // The first row with the first id is priced in another currency: rejected, and still the
+    // first with that id.
+    const body = tsv([], 'SEK', [
+      ...tsvRows(rows.slice(0, 1), 'EUR'),
+      ...tsvRows(rows.slice(1), 'SEK'),
+    ]);
+    const report = await feed(shopId, body, { maxRejectedShare: 1 });
+    expect(report.state).toBe('applied');
+    expect(report.rejectedRows.map((row) => [row.line, row.itemId, row.field, row.reason])).toEqual(
+      [
+        [2, first!.itemId, 'price', "in EUR, not the market's currency SEK"],
+        [4, first!.itemId, 'id', 'a duplicate of the item on line 2'],
+        [5, second!.itemId, 'id', 'a duplicate of the item on line 3'],
+        [6, first!.itemId, 'id', 'a duplicate of the item on line 2'],
+      ],
+    );
+    expect(report.counts).toMatchObject({ rows: 5, rejected: 4 });
+    // The one row applied is the second id's first: the shop lists that item alone now.
+    const listed = await db()
+      .selectFrom('offers')
+      .select('item_id')
+      .where('shop_id', '=', shopId)
+      .where('withdrawn_at', 'is', null)
+      .execute();
+    expect(listed.map((offer) => offer.item_id)).toEqual([second!.itemId]);
+  });
+
   it('rejects an empty feed whole, and reads a gzip feed as the plain one', async () => {
     const { shopId, items } = await shopFeed(2);
     const empty = await feed(shopId, Buffer.alloc(0));

@@ -103,6 +103,14 @@ describe('TSV', () => {
     expect(await rejectionOf('\n \n\t\n')).toEqual({ kind: 'empty', reason: 'the body is empty' });
   });
 
+  it('refuses a line over 1 MB rather than holding it', async () => {
+    const runaway = `${HEADER.join('\t')}\n${'x'.repeat(2 ** 20 + 1)}`;
+    expect(await rejectionOf(runaway)).toEqual({
+      kind: 'unparseable',
+      reason: `not parseable as TSV: a line is longer than ${2 ** 20} characters`,
+    });
+  });
+
   it('names every required column the header lacks', async () => {
     expect(await rejectionOf(tsv(['id', 'title', 'pris'], ['S-1', 'Ullsockor', '99 SEK']))).toEqual(
       {

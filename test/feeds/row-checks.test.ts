@@ -234,28 +234,3 @@ describe('a rejected row', () => {
     );
   });
 });
-
-describe('duplicate ids', () => {
-  it('rejects the second and later rows with an id, whatever became of the first', async () => {
-    const header = ['id', 'title', 'link', 'price', 'availability'];
-    const row = (id: string, price = '10 SEK') => [
-      id,
-      'Vante',
-      'https://www.butik.se/v',
-      price,
-      'in_stock',
-    ];
-    const { rows } = await readAll(
-      tsv(header, row('V-1', 'gratis'), row('V-2'), row('V-1'), row('V-2'), row('V-1')),
-    );
-    expect(
-      rows.map((r) => ('reason' in r ? [r.line, r.field, r.reason] : [r.line, r.itemId])),
-    ).toEqual([
-      [2, 'price', '"gratis" is not an amount and a currency, like 1299.00 SEK'],
-      [3, 'V-2'],
-      [4, 'id', 'a duplicate of the item on line 2'],
-      [5, 'id', 'a duplicate of the item on line 3'],
-      [6, 'id', 'a duplicate of the item on line 2'],
-    ]);
-  });
-});

@@ -8,7 +8,7 @@ import { HISTORY_DAYS } from '../../../seeds/calendar.ts';
 import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
 import { RUN_CHANGES } from './feed-offers.ts';
-import { rebuildProductMarketSummaries } from './product-market-summaries.ts';
+import { ninetyDayAverage, rebuildProductMarketSummaries } from './product-market-summaries.ts';
 
 const RUN_PRODUCTS = 'feed_run_products';
 
@@ -68,13 +68,47 @@ export async function followOfferChanges(
     .filter((row) => row.summary_changes)
     .map((row) => row.product_id);
   if (summarisedProductIds.length > 0) {
-    await rebuildProductMarketSummaries(trx, {
-      productIds: summarisedProductIds,
-      market: run.market,
-      asOf: today,
-    });
+    const updated = await updateSummaryPrices(trx, run.market, today);
+    const rebuilt = summarisedProductIds.filter((id) => !updated.has(id));
+    if (rebuilt.length > 0) {
+      await rebuildProductMarketSummaries(trx, {
+        productIds: rebuilt,
+        market: run.market,
+        asOf: today,
+      });
+    }
   }
   return { changedProductIds: rows.map((row) => row.product_id), summarisedProductIds };
+}
+
+/**
+ * The summaries of today whose product still has offers in the market take its new lowest
+ * price, offer count, 90-day average (the run may have filled days its history lacked) and
+ * trend where they stand: what a rebuild would write, without recomputing the search text.
+ * Returns the products so updated; the others (a first offer, a last one gone, a summary of
+ * another day) are rebuilt.
+ */
+async function updateSummaryPrices(
+  trx: Transaction<Database>,
+  market: MarketCode,
+  today: string,
+): Promise<Set<number>> {
+  const { rows } = await sql<{ product_id: number }>`
+    update product_market_summaries s
+       set lowest_price = p.new_lowest_price, available_offer_count = p.new_offer_count,
+           average_price_90_days = history.average_price,
+           price_trend_percentage = round((history.average_price - p.new_lowest_price)
+                                          / nullif(history.average_price, 0) * 100, 1)
+      from ${sql.table(RUN_PRODUCTS)} p
+      left join lateral (
+        ${ninetyDayAverage(sql.ref('p.product_id'), sql`${market}`, sql`${today}::date`)}
+      ) as history on true
+     where s.product_id = p.product_id and s.market = ${market} and s.as_of = ${today}::date
+       and p.new_offer_count > 0
+       and (p.old_lowest_price, p.old_offer_count)
+           is distinct from (p.new_lowest_price, p.new_offer_count)
+    returning s.product_id`.execute(trx);
+  return new Set(rows.map((row) => row.product_id));
 }
 
 /**

@@ -39,37 +39,45 @@ const columnList = (alias: string) =>
  * Records in a temporary table each offer the run changes: `created` (a new item, or a
  * withdrawn offer listed again), `updated` (a listed offer whose feed columns differ, out of
  * stock included) or `withdrawn`; with the product before and after, for the derived data.
+ * A full feed's rows and the shop's offers are read once, side by side (a full join): what
+ * one lacks of the other is new or withdrawn. A push reads only its rows' offers.
  */
 export async function findOfferChanges(
   trx: Transaction<Database>,
   shop: RunShop,
   withdrawal: Withdrawal,
 ): Promise<OfferChangeCounts> {
+  const offers =
+    withdrawal.kind === 'missing from the feed'
+      ? sql`full join (select * from offers where shop_id = ${shop.shopId}) o
+              on o.item_id = s.item_id`
+      : sql`left join offers o on o.shop_id = ${shop.shopId} and o.item_id = s.item_id`;
+  // A row without a product (unmatched, or no row at all) withdraws a listed offer.
   await sql`
     create temporary table ${sql.table(RUN_CHANGES)} on commit drop as
-    select s.item_id, o.id as offer_id, o.product_id as old_product_id,
-           s.product_id as new_product_id,
-           case when o.id is null or o.withdrawn_at is not null then 'created' else 'updated' end
-             as change
+    select coalesce(s.item_id, o.item_id) as item_id, o.id as offer_id,
+           o.product_id as old_product_id, s.product_id as new_product_id,
+           case when s.product_id is null then 'withdrawn'
+                when o.id is null or o.withdrawn_at is not null then 'created'
+                else 'updated' end as change
       from ${sql.table(STAGED_ITEMS)} s
-      left join offers o on o.shop_id = ${shop.shopId} and o.item_id = s.item_id
-     where s.product_id is not null
-       and (o.id is null or o.withdrawn_at is not null
-            or (${columnList('o')}) is distinct from (${columnList('s')}))`.execute(trx);
-  const withdrawnItems =
-    withdrawal.kind === 'named'
-      ? sql`(o.item_id = any(${[...withdrawal.itemIds]}::text[])
-             or o.item_id in (select item_id from ${sql.table(STAGED_ITEMS)}
-                               where product_id is null))`
-      : sql`not exists (select 1 from ${sql.table(STAGED_ITEMS)} s
-                         where s.item_id = o.item_id and s.product_id is not null)`;
-  await sql`
-    insert into ${sql.table(RUN_CHANGES)} (item_id, offer_id, old_product_id, new_product_id, change)
-    select o.item_id, o.id, o.product_id, null, 'withdrawn'
-      from offers o
-     where o.shop_id = ${shop.shopId} and o.withdrawn_at is null and ${withdrawnItems}`.execute(
+      ${offers}
+     where case when s.product_id is null then o.id is not null and o.withdrawn_at is null
+                else o.id is null or o.withdrawn_at is not null
+                     or (${columnList('o')}) is distinct from (${columnList('s')}) end`.execute(
     trx,
   );
+  if (withdrawal.kind === 'named' && withdrawal.itemIds.length > 0) {
+    await sql`
+      insert into ${sql.table(RUN_CHANGES)} (item_id, offer_id, old_product_id, new_product_id,
+                                             change)
+      select o.item_id, o.id, o.product_id, null, 'withdrawn'
+        from offers o
+       where o.shop_id = ${shop.shopId} and o.item_id = any(${[...withdrawal.itemIds]}::text[])
+         and o.withdrawn_at is null
+         and not exists (select 1 from ${sql.table(RUN_CHANGES)} c
+                          where c.item_id = o.item_id and c.change = 'withdrawn')`.execute(trx);
+  }
   const { rows } = await sql<{ change: keyof OfferChangeCounts; offers: number }>`
     select change, count(*)::integer as offers from ${sql.table(RUN_CHANGES)}
      group by change`.execute(trx);

@@ -1,7 +1,8 @@
 /**
- * A feed run's rows in a temporary table of the run's transaction, so that matching them and
+ * A feed run's rows in temporary tables of the run's transaction, so that matching them and
  * comparing them with the shop's offers are a few set-based statements whatever the feed's
  * size. Filled by a COPY per batch as the feed is read; dropped when the transaction ends.
+ * A rejected row is staged by its id alone, for the duplicates that follow it.
  */
 import { sql, type Transaction } from 'kysely';
 import { copyLine } from '../../../seeds/load/copy-text.ts';
@@ -49,15 +50,34 @@ export const FEED_OFFER_COLUMNS = [
 export interface StagedItem extends FeedOfferValues {
   line: number;
   item_id: string;
+  accepted: true;
   gtin: string | null;
   brand: string | null;
   mpn: string | null;
+}
+
+/**
+ * A rejected row's id, staged only so that a later row with it is a duplicate (docs/api.md,
+ * "Rejected rows": whatever became of the first).
+ */
+export interface StagedRejectedId {
+  line: number;
+  item_id: string;
+  accepted: false;
+}
+
+/** A row the feed had an earlier row's id for: rejected, and not applied. */
+export interface DuplicateRow {
+  line: number;
+  itemId: string;
+  firstLine: number;
 }
 
 /** Column and type, in the order the COPY sends them. */
 const STAGED_COLUMNS: readonly (readonly [keyof StagedItem, string])[] = [
   ['line', 'integer'],
   ['item_id', 'text'],
+  ['accepted', 'boolean'],
   ['offer_name', 'text'],
   ['url', 'text'],
   ['condition', 'text'],
@@ -80,79 +100,117 @@ const STAGED_COLUMNS: readonly (readonly [keyof StagedItem, string])[] = [
 const STAGING_BATCH_ROWS = 5_000;
 
 /**
- * Creates the run's table. An item id twice in one run is refused by its key: the formats
- * reject a duplicate row before it gets here.
+ * Up to this many rows, each row's GTIN is looked up in the index; beyond, the catalogue's
+ * GTINs are hashed once. The planner cannot choose: it takes padding every GTIN of the
+ * catalogue for free, and hashes them all even for a push of ten rows.
  */
+const GTIN_LOOKUP_MAX_ROWS = 10_000;
+
+/** The rows as read, before matching; matching makes STAGED_ITEMS from them. */
+const READ_ROWS = 'feed_run_rows';
+
+/** Creates the table the read rows are copied into. */
 export async function createStagedItems(trx: Transaction<Database>): Promise<void> {
   const columns = STAGED_COLUMNS.map(([name, type]) => `${name} ${type}`).join(', ');
-  await sql
-    .raw(
-      `create temporary table ${STAGED_ITEMS} (${columns}, product_id integer,
-         primary key (item_id)) on commit drop`,
-    )
-    .execute(trx);
+  await sql.raw(`create temporary table ${READ_ROWS} (${columns}) on commit drop`).execute(trx);
 }
 
 /**
- * Stages the rows a batch at a time, each batch one COPY (src/db/copy-in.ts). Returns how
- * many rows there were.
+ * Stages the rows a batch at a time, each batch one COPY (src/db/copy-in.ts), the next batch
+ * read while the server loads the last one. Returns how many accepted rows there were.
  */
 export async function stageItems(
   trx: Transaction<Database>,
-  items: AsyncIterable<StagedItem>,
+  items: AsyncIterable<StagedItem | StagedRejectedId>,
 ): Promise<number> {
   const columns = STAGED_COLUMNS.map(([name]) => name);
   let rows = 0;
   let lines: string[] = [];
-  for await (const item of items) {
-    lines.push(copyLine(STAGED_COLUMNS.map(([name]) => item[name])));
-    rows++;
-    if (lines.length === STAGING_BATCH_ROWS) {
-      await copyIn(trx, STAGED_ITEMS, columns, lines.join(''));
-      lines = [];
+  let loading: Promise<void> | undefined;
+  const load = async () => {
+    const text = lines.join('');
+    lines = [];
+    await loading;
+    loading = copyIn(trx, READ_ROWS, columns, text);
+    // Awaited before the next batch or at the end; until then a failure must not go unheard.
+    loading.catch(() => undefined);
+  };
+  try {
+    for await (const item of items) {
+      const values: Partial<Omit<StagedItem, 'accepted'>> & { accepted: boolean } = item;
+      lines.push(copyLine(STAGED_COLUMNS.map(([name]) => values[name] ?? null)));
+      if (item.accepted) rows++;
+      if (lines.length === STAGING_BATCH_ROWS) await load();
     }
+    if (lines.length > 0) await load();
+  } catch (error) {
+    // The reading's error is the run's, whatever became of the COPY under way.
+    await loading?.catch(() => undefined);
+    throw error;
   }
-  if (lines.length > 0) await copyIn(trx, STAGED_ITEMS, columns, lines.join(''));
+  await loading;
   return rows;
 }
 
 /**
- * Sets each staged row's product: by GTIN (feeds send the GTIN-14 form; the catalogue keeps
- * 8 to 14 digits, compared zero-padded), else by brand name (any case) and part number.
- * Returns how many rows matched nothing.
+ * Sets aside each row whose id an earlier row of the feed has: returns the first `limit` of
+ * those that were accepted, in feed order, and how many there were.
  */
-export async function matchStagedItems(trx: Transaction<Database>): Promise<number> {
-  // The planner needs the staged rows' size to pick index lookups or a hash join.
+export async function setAsideDuplicateRows(
+  trx: Transaction<Database>,
+  limit: number,
+): Promise<{ rows: DuplicateRow[]; count: number }> {
+  const { rows } = await sql<{ line: number; item_id: string; first_line: number; count: number }>`
+    with firsts as (
+      select item_id, min(line) as first_line from ${sql.table(READ_ROWS)}
+       group by item_id having count(*) > 1),
+    removed as (
+      delete from ${sql.table(READ_ROWS)} r using firsts f
+       where r.item_id = f.item_id and r.line > f.first_line
+      returning r.line, r.item_id, r.accepted, f.first_line)
+    select line, item_id, first_line, count(*) over ()::integer as count
+      from removed where accepted order by line limit ${limit}`.execute(trx);
+  return {
+    rows: rows.map((row) => ({ line: row.line, itemId: row.item_id, firstLine: row.first_line })),
+    count: rows[0]?.count ?? 0,
+  };
+}
+
+/**
+ * Gives each staged row its product, in one statement writing STAGED_ITEMS: by GTIN (feeds
+ * send the GTIN-14 form; the catalogue keeps 8 to 14 digits, compared zero-padded, each
+ * padded form once), else by brand name (any case) and part number. Returns how many rows
+ * matched nothing.
+ */
+export async function matchStagedItems(trx: Transaction<Database>, rows: number): Promise<number> {
+  // The limit keeps the planner from turning the lookup back into a join.
+  const byGtin =
+    rows <= GTIN_LOOKUP_MAX_ROWS
+      ? sql`left join lateral (
+              select g.product_id from gtins g where lpad(g.gtin, 14, '0') = r.gtin
+               limit 1) as g on true`
+      : sql`left join gtins g on lpad(g.gtin, 14, '0') = r.gtin`;
+  // Few rows go unmatched by GTIN: each of those looks its part number up in the unique index
+  // on brand and part number (coalesce evaluates the sub-select only then).
+  await sql`
+    create temporary table ${sql.table(STAGED_ITEMS)} on commit drop as
+    select r.*, coalesce(g.product_id,
+             case when r.mpn is not null and r.brand is not null then (
+               select p.id from brands b
+                 join products p on p.brand_id = b.id and p.mpn is not null
+                                and upper(p.mpn) = upper(r.mpn)
+                where lower(b.name) = lower(r.brand)
+                order by p.id limit 1) end) as product_id
+      from ${sql.table(READ_ROWS)} r ${byGtin}
+     where r.accepted`.execute(trx);
+  // The statements that follow join these rows to the shop's offers: the planner needs their
+  // size and the share without a product (a nested loop where a hash join belongs cost 49 of
+  // 53 s on a 55,000-row feed).
   await sql.raw(`analyze ${STAGED_ITEMS}`).execute(trx);
-  await sql`update ${sql.table(STAGED_ITEMS)} s
-               set product_id = g.product_id
-              from gtins g
-             where lpad(g.gtin, 14, '0') = s.gtin`.execute(trx);
-  // The rows left are few, but the statistics (taken before the GTINs matched) say all: as
-  // a join the planner sorted every product; a lateral lookup takes each row's product from
-  // the unique index on brand and part number.
-  await sql`update ${sql.table(STAGED_ITEMS)} s
-               set product_id = m.product_id
-              from (select u.item_id, p.id as product_id
-                      from ${sql.table(STAGED_ITEMS)} u
-                      join brands b on lower(b.name) = lower(u.brand)
-                     cross join lateral (
-                       select p.id from products p
-                        where p.brand_id = b.id and p.mpn is not null
-                          and upper(p.mpn) = upper(u.mpn)
-                        -- At most one (the index is unique); the limit keeps the planner from
-                        -- turning the lookup back into a join.
-                        limit 1) as p
-                     where u.product_id is null and u.mpn is not null) as m
-             where s.item_id = m.item_id`.execute(trx);
-  // Again, now that rows have products: with the first statistics (no row matched) the
-  // planner took the withdrawal's anti join as a nested loop, the shop's offers times the
-  // feed's rows (49 of 53 s for 55,000 rows; a hash anti join takes 0.2 s).
-  await sql.raw(`analyze ${STAGED_ITEMS}`).execute(trx);
-  const { rows } = await sql<{ unmatched: number }>`
+  const { rows: counted } = await sql<{ unmatched: number }>`
     select count(*)::integer as unmatched from ${sql.table(STAGED_ITEMS)}
      where product_id is null`.execute(trx);
-  return rows[0]?.unmatched ?? 0;
+  return counted[0]?.unmatched ?? 0;
 }
 
 /**

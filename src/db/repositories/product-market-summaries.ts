@@ -3,7 +3,7 @@
  * place from available offers and price history, and stored so that filters and sorts on
  * them are index scans.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
 
@@ -74,12 +74,22 @@ export async function rebuildProductMarketSummaries(
                on category_texts.category_id = p.category_id
               and category_texts.search_config = m.search_config
         left join lateral (
-          select avg(day_price) as average_price
-            from price_history ph,
-                 unnest(ph.daily_lowest_prices[(${asOf} - 90 - ph.first_day) + 1
-                                               : (${asOf} - ph.first_day)]) as day_price
-           where ph.product_id = offer_stats.product_id and ph.market = offer_stats.market
-) as history on true
+          ${ninetyDayAverage(sql.ref('offer_stats.product_id'), sql.ref('offer_stats.market'), asOf)}
+        ) as history on true
     `.execute(trx);
   return Number(inserted.numAffectedRows ?? 0);
+}
+
+/** `average_price`: the mean of a product's daily lowest prices in the 90 days before `asOf`. */
+export function ninetyDayAverage(
+  productId: RawBuilder<unknown> | ReturnType<typeof sql.ref>,
+  market: RawBuilder<unknown> | ReturnType<typeof sql.ref>,
+  asOf: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`
+    select avg(day_price) as average_price
+      from price_history ph,
+           unnest(ph.daily_lowest_prices[(${asOf} - 90 - ph.first_day) + 1
+                                         : (${asOf} - ph.first_day)]) as day_price
+     where ph.product_id = ${productId} and ph.market = ${market}`;
 }

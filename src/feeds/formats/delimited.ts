@@ -1,10 +1,8 @@
 /**
  * TSV and CSV feeds: a header row naming the columns, then one item per row (docs/api.md,
- * "Feeds"). csv-parse does the splitting; this module reads the header, numbers the lines
- * and hands each row on as a record of the columns read.
+ * "Feeds"). Each format splits its rows into cells (./tsv.ts, ./csv.ts); this module reads
+ * the header, numbers the lines and hands each row on as a record of the columns read.
  */
-import { Readable, pipeline } from 'node:stream';
-import { parse, type Options } from 'csv-parse';
 import {
   FEED_COLUMNS,
   REQUIRED_COLUMNS,
@@ -14,36 +12,22 @@ import {
 } from '../feed-record.ts';
 import { FeedRejected } from '../feed-rejected.ts';
 
-/** How one delimited format splits rows into cells, beyond what both share. */
-export interface Dialect {
-  name: string;
-  options: Pick<Options, 'delimiter' | 'quote' | 'relax_quotes'>;
-}
-
 // A row longer than this is a runaway (say, a quote never closed): the feed is refused
 // rather than buffered whole.
-const MAX_ROW_BYTES = 1 << 20;
+export const MAX_ROW_LENGTH = 1 << 20;
 
+/** The feed's records from its rows' cells; `formatName` names the format in refusals. */
 export async function* delimitedRecords(
-  bytes: AsyncIterable<Uint8Array>,
+  rows: AsyncIterable<string[]>,
   ignoredColumns: Set<string>,
-  dialect: Dialect,
+  formatName: string,
 ): AsyncGenerator<FeedRecord> {
-  const rows = parse({
-    ...dialect.options,
-    bom: true,
-    relax_column_count: true,
-    max_record_size: MAX_ROW_BYTES,
-  });
-  // pipeline hands a failing source's error to `rows`, and stops the source when the reader
-  // of `rows` stops early.
-  pipeline(Readable.from(bytes), rows, () => {});
   let header: (FeedColumn | null)[] | null = null;
   let rowCount = 0;
   // csv-parse's own line count takes a quoted CRLF for two lines: count the LFs instead.
   let line = 1;
   try {
-    for await (const cells of rows as AsyncIterable<string[]>) {
+    for await (const cells of rows) {
       const lines = 1 + cells.reduce((sum, cell) => sum + newlineCount(cell), 0);
       if (cells.some((cell) => cell.trim() !== '')) {
         if (header === null) {
@@ -57,7 +41,7 @@ export async function* delimitedRecords(
     }
   } catch (error) {
     throw isCsvParseError(error)
-      ? new FeedRejected('unparseable', `not parseable as ${dialect.name}: ${error.message}`)
+      ? new FeedRejected('unparseable', `not parseable as ${formatName}: ${error.message}`)
       : error;
   }
   if (header === null) throw new FeedRejected('empty', 'the body is empty');
