@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate } from 'node:timers/promises';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DuplicateRow } from '../db/repositories/feed-staging.ts';
 import { findShopMarket } from '../db/repositories/shops.ts';
 import type { Database } from '../db/types.ts';
 import {
@@ -21,7 +22,6 @@ import {
 import { MAX_REPORTED_REJECTIONS, type FeedItem, type RejectedRow } from './feed-item.ts';
 import type { FeedFormat, RunFormat } from './feed-record.ts';
 import { FeedRejected } from './feed-rejected.ts';
-import type { DuplicateRow } from '../db/repositories/feed-staging.ts';
 import { readFeed } from './read-feed.ts';
 import { isRejectedRow } from './row-checks.ts';
 
