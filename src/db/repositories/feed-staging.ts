@@ -132,7 +132,7 @@ export async function stageItems(
     lines = [];
     await loading;
     loading = copyIn(trx, READ_ROWS, columns, text);
-    // Awaited before the next batch or at the end; until then a failure must not go unheard.
+    // Awaited before the next batch or at the end; until then a failure is not unhandled.
     loading.catch(() => undefined);
   };
   try {
