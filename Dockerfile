@@ -14,6 +14,10 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
+# The commit the image is built from, for `catalogue_build_info` (the image has no git
+# checkout): `docker build --build-arg BUILD_COMMIT=$(git rev-parse HEAD) .`
+ARG BUILD_COMMIT=""
+ENV BUILD_COMMIT=$BUILD_COMMIT
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -48,10 +48,10 @@ export interface AppDependencies {
 
 export function createApp({ config, database, logger, draining }: AppDependencies) {
   database.limitStatements(config.statementTimeoutMs);
-  const metrics = createMetrics(database);
+  const metrics = createMetrics(database, config.buildCommit);
   const { responseCache, changes } = createFollowingCache(config, database, logger, metrics);
   const graphiqlAssets = createGraphiQLAssets();
-  const live = createLivePrices(changes, database.reads, liveLimits(config), logger);
+  const live = createLivePrices(changes, database.reads, liveLimits(config), logger, metrics);
   const yoga = createGraphQLServer({
     config,
     reads: database.reads,
@@ -63,13 +63,8 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   });
   const sourceOf = createProxyTrust(config);
   const webSockets = webSocketsOf(yoga, sourceOf, config);
-  const limitCounters = createLimitCounters({
-    redisUrl: config.redisUrl,
-    keyPrefix: config.redisKeyPrefix,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
-    logger: logger.child({ component: 'rate-limits' }),
-    onFallback: metrics.rateLimitFallback,
-  });
+  const limitCounters = limitCountersOf(config, logger, metrics);
+  metrics.watchLiveSubscriptions(live.count);
   const feedRuns = createFeedRuns({ config, database, logger, metrics });
   const table = createHandlerTable({
     yoga,
@@ -111,6 +106,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
     plugins: [
       {
         onDispose: async () => {
+          metrics.close();
           live.completeAll();
           await webSockets.close();
           await changes.close();
@@ -162,6 +158,19 @@ function webSocketsOf(
   });
 }
 
+/** Where the rate limits count: in Redis with REDIS_URL, else in this process. */
+function limitCountersOf(config: Config, logger: Logger, metrics: AppMetrics) {
+  const counters = createLimitCounters({
+    redisUrl: config.redisUrl,
+    keyPrefix: config.redisKeyPrefix,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    logger: logger.child({ component: 'rate-limits' }),
+    onFallback: metrics.rateLimitFallback,
+  });
+  metrics.watchRedis('rate_limits', counters.redisConnected);
+  return counters;
+}
+
 function liveLimits(config: Config) {
   return {
     perConnection: config.liveSubscriptionsPerConnection,
@@ -199,5 +208,6 @@ function createFollowingCache(
     logger.child({ component: 'catalogue-changes' }),
   );
   if (responseCache) changes.subscribe((change) => responseCache.invalidate(change));
+  if (responseCache) metrics.watchRedis('response_cache', responseCache.redisConnected);
   return { responseCache, changes };
 }

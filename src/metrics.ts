@@ -1,15 +1,24 @@
 /**
  * Prometheus metrics at /metrics, one registry per app (several apps may share a process, as
- * in the tests): requests by route, SQL statements, response cache lookups, and the process's
- * own figures (prom-client's defaults, among them `process_resident_memory_bytes`).
+ * in the tests): requests by route and in flight, SQL statements and the database's pools
+ * (./metrics/database.ts), the response cache, Redis, feed runs, live subscriptions, the build,
+ * and the process's own figures (./metrics/process.ts). Every metric is listed in
+ * docs/operations.md, "Metrics".
+ *
+ * In a cluster worker (WORKERS above 1) /metrics answers for the whole cluster, summed by the
+ * primary (./metrics/cluster-worker.ts), whichever worker the scrape reached.
  *
  * Every label has a bounded set of values: `route` is a REST route id, `graphql`, `token`, an
  * operations path or `unmatched` (never the raw path), `method` a standard method or `OTHER`.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { DatabaseStatus } from './db/replicas.ts';
+import cluster from 'node:cluster';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { clusterWorkerMetrics } from './metrics/cluster-worker.ts';
+import { registerDatabaseMetrics, type DatabaseSources } from './metrics/database.ts';
+import { processMetrics } from './metrics/process.ts';
 import { operational, type OpenApiPaths } from './openapi/vocabulary.ts';
 import { bufferedResponse } from './responses.ts';
+import { buildCommit, packageVersion } from './version.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -22,6 +31,8 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface AppMetrics {
+  /** A request came in: in flight until `observeRequest` sees it answered. */
+  requestArrived(): void;
   observeRequest(route: string, method: string, status: number, seconds: number): void;
   responseCacheLookup(hit: boolean): void;
   responseCacheError(): void;
@@ -35,32 +46,53 @@ export interface AppMetrics {
   tokenClientWarning(): void;
   /** A feed run finished; `seconds` from its receipt to its end. */
   feedRunFinished(kind: string, state: string, seconds: number): void;
+  /** A subscriber took an event of its live subscription. */
+  liveEventDelivered(): void;
+  /** A live subscription fell its buffer behind and was closed. */
+  liveSubscriberFellBehind(): void;
+  /** The live subscriptions open, read when scraped. */
+  watchLiveSubscriptions(count: () => number): void;
+  /** Whether a Redis connection (of `client`) is up, read when scraped: undefined, no Redis. */
+  watchRedis(client: string, connected: () => boolean | undefined): void;
   /** The text exposition of every metric. */
   respond(): Promise<Response>;
+  /** Stops following the database's statements (the database outlives the app). */
+  close(): void;
 }
 
-export interface MetricSources {
-  /** SQL statements the app's database handle has executed so far. */
-  statementCount(): number;
-  /** Each database server's statements and, for a replica, state and lag. */
-  databases(): DatabaseStatus[];
-}
-
-let processRegistry: Registry | undefined;
-
-/** The process's figures describe the process, not an app: collected once, shown by every app. */
-function processMetrics(): Registry {
-  if (processRegistry === undefined) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
-  return processRegistry;
-}
-
-export function createMetrics(sources: MetricSources): AppMetrics {
+/** `configuredCommit`: BUILD_COMMIT (empty: the checkout's HEAD). */
+export function createMetrics(sources: DatabaseSources, configuredCommit: string): AppMetrics {
   const registry = new Registry();
   const registers = [registry];
 
+  const http = httpMetrics(registers);
+  const stopTiming = registerDatabaseMetrics(sources, registers);
+  const counters = eventCounters(registers);
+  const watched = registerWatchedGauges(registers);
+  registerBuildInfo(configuredCommit, registers);
+  const feedRunFinished = feedRunMetrics(registers);
+
+  const local = [registry, processMetrics()];
+  const workers = cluster.isWorker ? clusterWorkerMetrics(local) : undefined;
+  const exposition = async () => (workers ? workers.scrape() : Registry.merge(local).metrics());
+
+  return {
+    ...http,
+    ...counters,
+    feedRunFinished,
+    ...watched,
+    async respond() {
+      return bufferedResponse(200, await exposition(), { 'content-type': registry.contentType });
+    },
+    close() {
+      stopTiming();
+      workers?.stop();
+    },
+  };
+}
+
+/** Requests answered, their durations, and those not answered yet. */
+function httpMetrics(registers: Registry[]): Pick<AppMetrics, 'requestArrived' | 'observeRequest'> {
   const requests = new Counter({
     name: 'catalogue_http_requests_total',
     help: 'HTTP requests answered, by route, method and status.',
@@ -74,84 +106,131 @@ export function createMetrics(sources: MetricSources): AppMetrics {
     buckets: DURATION_BUCKETS,
     registers,
   });
-  registerDatabaseMetrics(sources, registers);
-  const cacheHits = new Counter({
-    name: 'catalogue_response_cache_hits_total',
-    help: 'Response cache lookups that found an answer (no execution, no SQL).',
+  const inFlight = new Gauge({
+    name: 'catalogue_http_requests_in_flight',
+    help: 'HTTP requests arrived and not answered yet (the scrape asking included).',
     registers,
   });
-  const cacheMisses = new Counter({
-    name: 'catalogue_response_cache_misses_total',
-    help: 'Response cache lookups that found nothing (the operation was executed).',
-    registers,
-  });
-  const cacheErrors = new Counter({
-    name: 'catalogue_response_cache_errors_total',
-    help: 'Shared (Redis) cache lookups and stores that failed or were skipped while it was unusable.',
-    registers,
-  });
-
-  const cacheInvalidations = new Counter({
-    name: 'catalogue_response_cache_invalidations_total',
-    help: 'Feed runs whose stale answers this process dropped from the response cache.',
-    registers,
-  });
-
-  const rateLimitFallbacks = new Counter({
-    name: 'catalogue_rate_limit_fallbacks_total',
-    help: 'Rate-limit counts taken in this process because the shared Redis was unusable.',
-    registers,
-  });
-
-  // No client id label: ids are whatever callers send, and a label only for known ones would
-  // tell anyone reading /metrics which ids exist. The warning's log line names the id.
-  const tokenFailures = new Counter({
-    name: 'catalogue_token_failures_total',
-    help: 'Failed client authentications at the token endpoint (unknown client or wrong secret).',
-    registers,
-  });
-  const tokenClientWarnings = new Counter({
-    name: 'catalogue_token_client_warnings_total',
-    help: 'Times one client id drew TOKEN_FAILURES_PER_CLIENT_WARNING failed authentications in a window (logged with the id).',
-    registers,
-  });
-
-  const feedRunFinished = feedRunMetrics(registers);
-
-  // A merged registry holds the metrics registered so far: every one is registered above.
-  const exposed = Registry.merge([registry, processMetrics()]);
-
   return {
+    requestArrived: () => inFlight.inc(),
     observeRequest(route, method, status, seconds) {
+      inFlight.dec();
       const knownMethod = METHODS.has(method) ? method : 'OTHER';
       requests.inc({ route, method: knownMethod, status: String(status) });
       duration.observe({ route }, seconds);
     },
-    responseCacheLookup(hit) {
-      (hit ? cacheHits : cacheMisses).inc();
+  };
+}
+
+type EventCounters = Pick<
+  AppMetrics,
+  | 'responseCacheLookup'
+  | 'responseCacheError'
+  | 'responseCacheInvalidation'
+  | 'rateLimitFallback'
+  | 'tokenFailure'
+  | 'tokenClientWarning'
+  | 'liveEventDelivered'
+  | 'liveSubscriberFellBehind'
+>;
+
+/** Counters of events without labels, each counted by a call. */
+function eventCounters(registers: Registry[]): EventCounters {
+  const counter = (name: string, help: string) => {
+    const counted = new Counter({ name, help, registers });
+    return () => counted.inc();
+  };
+  const cacheHits = counter(
+    'catalogue_response_cache_hits_total',
+    'Response cache lookups that found an answer (no execution, no SQL).',
+  );
+  const cacheMisses = counter(
+    'catalogue_response_cache_misses_total',
+    'Response cache lookups that found nothing (the operation was executed).',
+  );
+  return {
+    responseCacheLookup: (hit) => (hit ? cacheHits : cacheMisses)(),
+    responseCacheError: counter(
+      'catalogue_response_cache_errors_total',
+      'Shared (Redis) cache lookups and stores that failed or were skipped while it was unusable.',
+    ),
+    responseCacheInvalidation: counter(
+      'catalogue_response_cache_invalidations_total',
+      'Feed runs whose stale answers this process dropped from the response cache.',
+    ),
+    rateLimitFallback: counter(
+      'catalogue_rate_limit_fallbacks_total',
+      'Rate-limit counts taken in this process because the shared Redis was unusable.',
+    ),
+    // No client id label: ids are whatever callers send, and a label only for known ones would
+    // tell anyone reading /metrics which ids exist. The warning's log line names the id.
+    tokenFailure: counter(
+      'catalogue_token_failures_total',
+      'Failed client authentications at the token endpoint (unknown client or wrong secret).',
+    ),
+    tokenClientWarning: counter(
+      'catalogue_token_client_warnings_total',
+      'Times one client id drew TOKEN_FAILURES_PER_CLIENT_WARNING failed authentications in a window (logged with the id).',
+    ),
+    liveEventDelivered: counter(
+      'catalogue_live_events_delivered_total',
+      'Events of live subscriptions taken by their subscribers.',
+    ),
+    liveSubscriberFellBehind: counter(
+      'catalogue_live_subscribers_fell_behind_total',
+      'Live subscriptions closed because their subscriber fell LIVE_BUFFER_EVENTS events behind.',
+    ),
+  };
+}
+
+/** Gauges read, when scraped, from what the app builds after its metrics. */
+function registerWatchedGauges(
+  registers: Registry[],
+): Pick<AppMetrics, 'watchLiveSubscriptions' | 'watchRedis'> {
+  let liveSubscriptions = () => 0;
+  const redisConnections = new Map<string, () => boolean | undefined>();
+  new Gauge({
+    name: 'catalogue_live_subscriptions',
+    help: 'Live subscriptions open now (SSE and graphql-ws).',
+    registers,
+    collect() {
+      this.set(liveSubscriptions());
     },
-    responseCacheError() {
-      cacheErrors.inc();
+  });
+  new Gauge({
+    name: 'catalogue_redis_connected',
+    help: 'Whether a Redis connection is up (1) or not (0), by what it serves: response_cache, rate_limits. Absent without REDIS_URL.',
+    labelNames: ['client'] as const,
+    registers,
+    // Across workers the least: 0 when any worker has lost its connection.
+    aggregator: 'min',
+    collect() {
+      this.reset();
+      for (const [client, connected] of redisConnections) {
+        const up = connected();
+        if (up !== undefined) this.set({ client }, up ? 1 : 0);
+      }
     },
-    responseCacheInvalidation() {
-      cacheInvalidations.inc();
+  });
+  return {
+    watchLiveSubscriptions(count) {
+      liveSubscriptions = count;
     },
-    rateLimitFallback() {
-      rateLimitFallbacks.inc();
-    },
-    tokenFailure() {
-      tokenFailures.inc();
-    },
-    tokenClientWarning() {
-      tokenClientWarnings.inc();
-    },
-    feedRunFinished,
-    async respond() {
-      return bufferedResponse(200, await exposed.metrics(), {
-        'content-type': exposed.contentType,
-      });
+    watchRedis(client, connected) {
+      redisConnections.set(client, connected);
     },
   };
+}
+
+/** 1, labelled with what runs: the package's version and the commit it was built from. */
+function registerBuildInfo(configuredCommit: string, registers: Registry[]): void {
+  new Gauge({
+    name: 'catalogue_build_info',
+    help: 'Always 1: the version (package.json) and commit (BUILD_COMMIT, else the checkout’s HEAD) running.',
+    labelNames: ['version', 'commit'] as const,
+    registers,
+    aggregator: 'first',
+  }).set({ version: packageVersion(), commit: buildCommit(configuredCommit) }, 1);
 }
 
 /** Feed runs by kind and state, and how long from a run's receipt to its end. */
@@ -175,64 +254,12 @@ function feedRunMetrics(registers: Registry[]): AppMetrics['feedRunFinished'] {
   };
 }
 
-/** The database's figures, read from `sources` when scraped. */
-function registerDatabaseMetrics(sources: MetricSources, registers: Registry[]): void {
-  new Counter({
-    name: 'catalogue_sql_statements_total',
-    help: 'SQL statements executed through the database handle since it was opened.',
-    registers,
-    // Counted where every statement passes (src/db/client.ts); read at scrape time.
-    collect() {
-      this.reset();
-      this.inc(sources.statementCount());
-    },
-  });
-  new Counter({
-    name: 'catalogue_database_statements_total',
-    help: 'SQL statements executed, by the database server that ran them (primary, replica-N).',
-    labelNames: ['database'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const { name, statements } of sources.databases()) {
-        this.inc({ database: name }, statements);
-      }
-    },
-  });
-  new Gauge({
-    name: 'catalogue_database_replica_serving',
-    help: 'Whether a replica serves reads now (1), or is out of service (0) and its reads go elsewhere.',
-    labelNames: ['database', 'state'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const { name, role, state } of sources.databases()) {
-        if (role === 'replica') this.set({ database: name, state }, state === 'serving' ? 1 : 0);
-      }
-    },
-  });
-  new Gauge({
-    name: 'catalogue_database_replica_lag_seconds',
-    help: 'How far a replica was behind the primary at its last check (absent when unknown).',
-    labelNames: ['database'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const { name, lagMs } of sources.databases()) {
-        if (typeof lagMs === 'number' && Number.isFinite(lagMs)) {
-          this.set({ database: name }, lagMs / 1000);
-        }
-      }
-    },
-  });
-}
-
 export const METRICS_OPENAPI: OpenApiPaths = {
   [METRICS_PATH]: {
     get: operational(
       'metrics',
       'Metrics',
-      'Prometheus text format: requests by route, method and status; request durations by route; SQL statements executed, in all and per database server; each replica’s state and lag; response cache hits and misses; the process’s own figures (memory, CPU, event loop).',
+      'Prometheus text format (docs/operations.md, “Metrics”): requests by route, method and status, their durations and those in flight; SQL statements executed and their durations, in all and per database server; each pool’s connections; each replica’s state and lag; the response cache and Redis; feed runs; live subscriptions; the build; the process’s own figures (memory, CPU, event loop). With several workers, the sums over all of them.',
       {
         '200': {
           description: 'The metrics.',

@@ -47,6 +47,8 @@ export interface LimitCounters {
   counter(name: string, durationSeconds: number): LimitCounter;
   /** The holds named `name`. */
   holds(name: string): LimitHolds;
+  /** Whether the connection to Redis is up; undefined when counting in this process. */
+  redisConnected(): boolean | undefined;
   /** Closes the Redis connection, if there is one. */
   close(): Promise<void>;
 }
@@ -163,6 +165,7 @@ export function createLimitCounters(options: LimitCountersOptions): LimitCounter
       namedHolds.set(name, holds);
       return holds;
     },
+    redisConnected: () => (options.redisUrl === undefined ? undefined : redis?.status === 'ready'),
     async close() {
       await loading;
       redis?.disconnect();

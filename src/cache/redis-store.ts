@@ -28,6 +28,8 @@ export interface RedisStoreOptions {
 }
 
 export interface RedisStore extends Cache {
+  /** Whether the connection to Redis is up now. */
+  connected(): boolean;
   close(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         );
       }
     },
+    connected: () => redis?.status === 'ready',
     async close() {
       await connecting;
       redis?.disconnect();

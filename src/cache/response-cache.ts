@@ -69,6 +69,8 @@ export interface ResponseCache {
    * its entries expire with the TTL.
    */
   invalidate(change: ChangedAnswers): Promise<void>;
+  /** Whether the shared cache's connection is up; undefined for a cache in memory. */
+  redisConnected(): boolean | undefined;
   close(): Promise<void>;
 }
 
@@ -124,6 +126,7 @@ export function createResponseCache(
       await store.invalidate(tagsOfChange(change).map((tag) => ({ typename: tag })));
       events.invalidation?.();
     },
+    redisConnected: () => redis?.connected(),
     close: async () => redis?.close(),
   };
 }

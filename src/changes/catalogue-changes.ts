@@ -198,6 +198,7 @@ function listenOnServer(
   async function open(): Promise<void> {
     const next = new pg.Client({
       connectionString: database.pool.options.connectionString,
+      application_name: `${database.applicationName}/listen`,
       connectionTimeoutMillis: 10_000,
       keepAlive: true,
     });

@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import { advanceCatalogueClock } from '../db/repositories/catalogue-clock.ts';
 import type { Database } from '../db/types.ts';
 import type { Logger } from '../logger.ts';
+import { noteCatalogueBroughtForward } from '../metrics/process.ts';
 
 const DAY_MS = 86_400_000;
 /** After midnight by this much: a clock a little behind still finds the new day begun. */
@@ -31,6 +32,7 @@ export function startCatalogueClock(db: Kysely<Database>, logger: Logger): Catal
   const advance = async () => {
     try {
       const advanced = await advanceCatalogueClock(db, new Date());
+      noteCatalogueBroughtForward();
       logger.info(advanced, 'catalogue brought forward');
     } catch (error) {
       // Stopping closes the database under an advance: what it had not committed waits for

@@ -64,7 +64,7 @@ export async function addPartner(
   [name]: string[],
 ): Promise<void> {
   const refs = [...new Set(values.ref)];
-  await withMigratedDatabase(config, logger, async (database) => {
+  await withMigratedDatabase(config, logger, 'clients', async (database) => {
     const [owned] = await findRefOwners(database.db, refs);
     if (owned) {
       throw new UsageError(
@@ -82,7 +82,7 @@ export async function addShop(
   [name]: string[],
 ): Promise<void> {
   const shopId = Number(values.shop);
-  await withMigratedDatabase(config, logger, async (database) => {
+  await withMigratedDatabase(config, logger, 'clients', async (database) => {
     if (!(await shopExists(database.db, shopId))) {
       throw new UsageError(`no shop has the id ${shopId}`);
     }
@@ -95,7 +95,7 @@ export async function listClients(
   logger: Logger,
   values: ParsedValues<typeof LIST_CLIENTS.options>,
 ): Promise<void> {
-  await withMigratedDatabase(config, logger, async (database) => {
+  await withMigratedDatabase(config, logger, 'clients', async (database) => {
     const entries = (await listApiClients(database.db)).map(clientListEntry);
     print(values.json ? JSON.stringify(entries) : formatClientList(entries));
   });
@@ -107,7 +107,7 @@ export async function revokeClient(
   _values: unknown,
   [clientId]: string[],
 ): Promise<void> {
-  await withMigratedDatabase(config, logger, async (database) => {
+  await withMigratedDatabase(config, logger, 'clients', async (database) => {
     if (!(await deleteApiClient(database.db, clientId!))) {
       throw new UsageError(`no client has the id "${clientId}" (list shows them)`);
     }

@@ -2,16 +2,22 @@
  * Opens the configured database for a command, holding the embedded data directory's lock for
  * as long as the handle is open.
  */
-import { redactUrl, type Config } from '../config.ts';
-import { openDatabase, type DatabaseHandle } from '../db/client.ts';
+import { redactUrl, type Config, type ConfiguredCommand } from '../config.ts';
+import { APPLICATION_NAME, openDatabase, type DatabaseHandle } from '../db/client.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import type { DatabaseStatus } from '../db/replicas.ts';
 import type { Logger } from '../logger.ts';
 import { lockDataDirectory } from './data-directory-lock.ts';
 
-export async function openCommandDatabase(config: Config, logger: Logger): Promise<DatabaseHandle> {
+/** `command` names the connections to the server (pg_stat_activity's `application_name`). */
+export async function openCommandDatabase(
+  config: Config,
+  logger: Logger,
+  command: ConfiguredCommand,
+): Promise<DatabaseHandle> {
   const options = {
     url: config.databaseUrl,
+    applicationName: `${APPLICATION_NAME}/${command}`,
     embeddedDataDir: config.embeddedDataDir,
     poolSize: config.databasePoolSize,
     onPoolError: (error: Error) =>
@@ -61,9 +67,10 @@ export async function openCommandDatabase(config: Config, logger: Logger): Promi
 export async function withMigratedDatabase<T>(
   config: Config,
   logger: Logger,
+  command: ConfiguredCommand,
   work: (database: DatabaseHandle) => Promise<T>,
 ): Promise<T> {
-  const database = await openCommandDatabase(config, logger);
+  const database = await openCommandDatabase(config, logger, command);
   try {
     const applied = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');

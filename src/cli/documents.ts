@@ -54,7 +54,7 @@ export async function addDocuments(
     );
   }
   const source = values.source ?? path.basename(file!);
-  const added = await withMigratedDatabase(config, logger, (database) =>
+  const added = await withMigratedDatabase(config, logger, 'documents', (database) =>
     insertTrustedDocuments(database.db, documents, source),
   );
   logger.info({ source, added: added.length, documents: documents.length }, 'documents added');
@@ -94,7 +94,7 @@ export async function listDocuments(
   logger: Logger,
   values: ParsedValues<typeof LIST_DOCUMENTS.options>,
 ): Promise<void> {
-  const entries = await withMigratedDatabase(config, logger, async (database) =>
+  const entries = await withMigratedDatabase(config, logger, 'documents', async (database) =>
     (await listTrustedDocuments(database.db)).map(listEntry),
   );
   if (values.json) return print(JSON.stringify(entries));

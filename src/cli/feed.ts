@@ -34,7 +34,7 @@ export async function feed(
   }
   const size = await fileSize(file!);
   const shopId = Number(values.shop);
-  const report = await withMigratedDatabase(config, logger, (database) => {
+  const report = await withMigratedDatabase(config, logger, 'feed', (database) => {
     // A bar on a terminal only: a script reading the report wants nothing else on its streams.
     const progress = createProgress(process.stderr.isTTY === true && process.stderr, 'feed');
     progress.phase('reading', size, 'bytes');

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.ts';
 import { openCommandDatabase } from './database.ts';
 
 export async function migrate(config: Config, logger: Logger): Promise<void> {
-  const database = await openCommandDatabase(config, logger);
+  const database = await openCommandDatabase(config, logger, 'migrate');
   try {
     const applied = await migrateToLatest(database.db);
     logger.info({ migrations: applied }, applied.length ? 'migrations applied' : 'up to date');

@@ -15,7 +15,7 @@ export async function seed(
 ): Promise<void> {
   const scale = (values.scale as SeedScale | undefined) ?? config.seedScale;
 
-  const database = await openCommandDatabase(config, logger);
+  const database = await openCommandDatabase(config, logger, 'seed');
   try {
     await migrateToLatest(database.db);
     if (!values.force && !(await isCatalogueEmpty(database))) {

@@ -40,7 +40,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     logger.info({ port: boundPort(server, config) }, 'port bound; preparing the database');
   }
 
-  const database = await openCommandDatabase(config, logger);
+  const database = await openCommandDatabase(config, logger, 'serve');
   await prepareDatabase(database, config, logger, {
     onStep: startup.setStep,
     progress: process.stderr,

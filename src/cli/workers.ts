@@ -10,10 +10,14 @@
  * restarted, after a pause that doubles while workers keep dying. SIGTERM or SIGINT reaches
  * every worker, each drains as a single process does, and the primary leaves once they are all
  * gone: 0 when every worker left cleanly, else 1.
+ *
+ * Each worker has a slot (1 to N) that a replacement takes over: its `worker` label in the
+ * metrics the primary sums across the workers (src/metrics/cluster-primary.ts).
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { clusterPrimaryMetrics } from '../metrics/cluster-primary.ts';
 
 /** What a worker tells the primary once it serves requests. */
 const READY_MESSAGE = 'catalogue:worker-ready';
@@ -35,19 +39,27 @@ export function onPrimaryGone(stop: () => void): void {
 }
 
 export function superviseWorkers(config: Config, logger: Logger): Promise<number> {
-  const ready = new Set<Worker>();
+  /** Each worker's slot, and whether it serves requests yet. */
+  const slots = new Map<Worker, { slot: number; ready: boolean }>();
+  const ready = () => [...slots].filter(([, { ready }]) => ready);
+  const metrics = clusterPrimaryMetrics(() =>
+    ready().map(([worker, { slot }]) => ({ worker, label: String(slot) })),
+  );
+  // Metrics cross as structured clones: a figure may be NaN or infinite, which JSON loses.
+  cluster.setupPrimary({ serialization: 'advanced' });
   let started = false;
   let stopping = false;
   let exitCode = 0;
   let recentDeaths: number[] = [];
   const pendingRestarts = new Set<NodeJS.Timeout>();
 
-  const fork = () => {
+  const fork = (slot: number) => {
     const worker = cluster.fork();
+    slots.set(worker, { slot, ready: false });
     worker.on('message', (message) => {
       if (message !== READY_MESSAGE) return;
-      ready.add(worker);
-      if (!started && ready.size === config.workers) {
+      slots.set(worker, { slot, ready: true });
+      if (!started && ready().length === config.workers) {
         started = true;
         logger.info({ workers: config.workers }, 'all workers listening');
       }
@@ -70,7 +82,9 @@ export function superviseWorkers(config: Config, logger: Logger): Promise<number
     };
 
     cluster.on('exit', (worker, code, signal) => {
-      const wasReady = ready.delete(worker);
+      const { slot, ready: wasReady } = slots.get(worker)!;
+      slots.delete(worker);
+      metrics.workerExited(worker);
       const pid = worker.process.pid;
       if (stopping) {
         if (code !== 0) exitCode = 1;
@@ -87,7 +101,8 @@ export function superviseWorkers(config: Config, logger: Logger): Promise<number
       logger.error({ pid, code, signal, restartInMs: delayMs }, 'a worker died; restarting it');
       const timer = setTimeout(() => {
         pendingRestarts.delete(timer);
-        fork();
+        metrics.workerRestarted();
+        fork(slot);
       }, delayMs);
       pendingRestarts.add(timer);
     });
@@ -101,6 +116,6 @@ export function superviseWorkers(config: Config, logger: Logger): Promise<number
     }
 
     logger.info({ workers: config.workers }, 'starting workers');
-    for (let i = 0; i < config.workers; i++) fork();
+    for (let slot = 1; slot <= config.workers; slot++) fork(slot);
   });
 }

@@ -312,6 +312,16 @@ export const SETTINGS = {
       "the start's own lines say each step ([Logs](docs/ARCHITECTURE.md#logs))",
     parse: fraction({ default: 1 }),
   },
+  buildCommit: {
+    names: ['BUILD_COMMIT'],
+    commands: SERVE,
+    meaning: 'commit the running build was made from, the `commit` of `catalogue_build_info`',
+    details:
+      'set where the image is built (`docker build --build-arg BUILD_COMMIT=$(git rev-parse ' +
+      'HEAD) .`); unset: the HEAD of the git checkout the service runs from, else `unknown` ' +
+      '([docs/operations.md](docs/operations.md#metrics))',
+    parse: { ...text({ default: '', accepts: 'a commit id' }), default: 'unset' },
+  },
   feedMaxRejectedShare: {
     names: ['FEED_MAX_REJECTED_SHARE'],
     commands: ['serve', 'feed'],

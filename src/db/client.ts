@@ -17,7 +17,7 @@ import {
 import pg from 'pg';
 import { CopyInRows, copyInOnPglite, copyInOnServer, type CopyInResult } from './copy-in.ts';
 import { preparedStatementName } from './prepared.ts';
-import { ReadRoutingDialect, type DatabaseStatus } from './replicas.ts';
+import { ReadRoutingDialect, type DatabaseStatus, type ReplicaServer } from './replicas.ts';
 import { timestamptzToIso } from './timestamps.ts';
 import type { Database } from './types.ts';
 
@@ -71,10 +71,15 @@ function preparingClient(namePrefix: string, copyIn: CopyIn): typeof pg.Client {
   };
 }
 
+/** What Postgres shows of a connection (`pg_stat_activity.application_name`) unless told. */
+export const APPLICATION_NAME = 'catalogue-gateway';
+
 /** A pool of connections to a PostgreSQL server (the primary or a replica). */
-function serverPool(url: string, poolSize = 10): pg.Pool {
+function serverPool(url: string, applicationName: string, poolSize = 10): pg.Pool {
   return new pg.Pool({
     connectionString: url,
+    // A URL that sets `application_name` itself wins (node-postgres reads the URL last).
+    application_name: applicationName,
     max: poolSize,
     // A host that drops packets must fail start-up and readiness, not hang them.
     connectionTimeoutMillis: 10_000,
@@ -115,6 +120,11 @@ export interface DatabaseOptions {
   /** An existing PGlite instance to use (tests share one); the caller owns and closes it. */
   pglite?: PGlite;
   poolSize?: number;
+  /**
+   * How the connections introduce themselves to the server (APPLICATION_NAME unless given);
+   * a connection of another purpose appends its own (`/listen`).
+   */
+  applicationName?: string;
   /** Called with every statement executed: tests count SQL through it. */
   onQuery?: (event: LogEvent) => void;
   /** Connection-level errors (a restarting server): logged, never fatal to the process. */
@@ -136,6 +146,12 @@ export interface DatabaseHandle {
   reads: Kysely<Database>;
   /** Each database server's role, statements and, for a replica, state and lag. */
   databases(): DatabaseStatus[];
+  /** How busy each server's pool is now: the primary's, then each replica's. */
+  pools(): PoolUsage[];
+  /** Calls `listener` with every statement executed from now on; the function returned stops it. */
+  onStatement(listener: (event: LogEvent) => void): () => void;
+  /** The name the connections give the server (DatabaseOptions.applicationName). */
+  applicationName: string;
   kind: DatabaseKind;
   /** The node-postgres pool under Kysely, for what Kysely does not do (COPY in seeding). */
   pool: pg.Pool;
@@ -159,6 +175,26 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** A pool's connections: open (in use or idle), the most it opens, and callers waiting for one. */
+export interface PoolUsage {
+  /** `primary`, or `replica-N` (DatabaseStatus's name). */
+  name: string;
+  inUse: number;
+  idle: number;
+  max: number;
+  waiting: number;
+}
+
+function usageOf(name: string, pool: pg.Pool): PoolUsage {
+  return {
+    name,
+    inUse: pool.totalCount - pool.idleCount,
+    idle: pool.idleCount,
+    max: pool.options.max,
+    waiting: pool.waitingCount,
+  };
+}
+
 /**
  * Creates the embedded database with the extensions the migrations need, and its directory
  * with every missing parent (PGlite creates only the last level).
@@ -179,9 +215,9 @@ interface OpenedPool {
   ownedPglite?: PGlite;
 }
 
-async function openPool(options: DatabaseOptions): Promise<OpenedPool> {
+async function openPool(options: DatabaseOptions, applicationName: string): Promise<OpenedPool> {
   if (options.url !== undefined) {
-    return { kind: 'postgres', pool: serverPool(options.url, options.poolSize) };
+    return { kind: 'postgres', pool: serverPool(options.url, applicationName, options.poolSize) };
   }
   const ownedPglite = options.pglite
     ? undefined
@@ -231,17 +267,19 @@ function statementTimeouts() {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const { kind, pool, pglite, ownedPglite } = await openPool(options);
+  const applicationName = options.applicationName ?? APPLICATION_NAME;
+  const { kind, pool, pglite, ownedPglite } = await openPool(options, applicationName);
   listenForConnectionErrors(pool, options.onPoolError);
 
   // Every statement Kysely runs passes through its log hook, on either database: counting here
   // is the one place that sees them all.
   let statements = 0;
-  const onQuery = options.onQuery;
+  const listeners = new Set<(event: LogEvent) => void>();
+  if (options.onQuery) listeners.add(options.onQuery);
   const timeouts = statementTimeouts();
   const log = (event: LogEvent) => {
     statements++;
-    onQuery?.(event);
+    for (const listener of listeners) listener(event);
   };
   let primaryStatements = 0;
   const db = new Kysely<Database>({
@@ -256,24 +294,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   });
 
   // The embedded database has no replicas (the configuration refuses them without a URL).
-  const replicaUrls = kind === 'postgres' ? (options.replicaUrls ?? []) : [];
+  const replicas = (kind === 'postgres' ? (options.replicaUrls ?? []) : []).map((url, index) => {
+    const replicaPool = serverPool(url, applicationName, options.poolSize);
+    listenForConnectionErrors(replicaPool, options.onPoolError);
+    return { name: `replica-${index + 1}`, pool: replicaPool };
+  });
   const routing =
-    replicaUrls.length === 0
-      ? undefined
-      : new ReadRoutingDialect({
-          primaryPool: pool,
-          replicas: replicaUrls.map((url, index) => {
-            const replicaPool = serverPool(url, options.poolSize);
-            listenForConnectionErrors(replicaPool, options.onPoolError);
-            return { name: `replica-${index + 1}`, pool: replicaPool };
-          }),
-          onReserveConnection: timeouts.apply,
-          maxLagMs: options.replicaMaxLagMs ?? 5_000,
-          checkIntervalMs: options.replicaCheckIntervalMs ?? 1_000,
-          ...(options.onReplicaStateChange
-            ? { onReplicaStateChange: options.onReplicaStateChange }
-            : {}),
-        });
+    replicas.length === 0 ? undefined : readRouting(pool, replicas, timeouts, options);
   const reads = routing ? new Kysely<Database>({ dialect: routing, log }) : db;
   routing?.driver.startChecks();
 
@@ -288,6 +315,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       },
       ...(routing?.driver.replicaStatuses() ?? []),
     ],
+    pools: () =>
+      [{ name: 'primary', pool }, ...replicas].map(({ name, pool }) => usageOf(name, pool)),
+    onStatement(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    applicationName,
     kind,
     pool,
     ...(pglite ? { pglite } : {}),
@@ -303,4 +337,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       await ownedPglite?.close();
     },
   };
+}
+
+/** Reads routed to the replicas in service (./replicas.ts), each connection bounded as the primary's. */
+function readRouting(
+  primaryPool: pg.Pool,
+  replicas: ReplicaServer[],
+  timeouts: ReturnType<typeof statementTimeouts>,
+  options: DatabaseOptions,
+): ReadRoutingDialect {
+  return new ReadRoutingDialect({
+    primaryPool,
+    replicas,
+    onReserveConnection: timeouts.apply,
+    maxLagMs: options.replicaMaxLagMs ?? 5_000,
+    checkIntervalMs: options.replicaCheckIntervalMs ?? 1_000,
+    ...(options.onReplicaStateChange ? { onReplicaStateChange: options.onReplicaStateChange } : {}),
+  });
 }

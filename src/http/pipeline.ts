@@ -49,7 +49,7 @@ export interface PipelineDependencies {
   route(pathname: string): Promise<Routed>;
   sourceOf(req: IncomingMessage | undefined): RequestSource;
   limiter: RateLimiter;
-  metrics: Pick<AppMetrics, 'observeRequest'>;
+  metrics: Pick<AppMetrics, 'requestArrived' | 'observeRequest'>;
   requestLog: RequestLog;
   logger: Logger;
 }
@@ -115,6 +115,7 @@ export function createPipeline(deps: PipelineDependencies) {
   /** The answer, and the request id its entry point adds as `x-request-id`. */
   return async function handle(incoming: IncomingRequest): Promise<Answer> {
     const started = performance.now();
+    deps.metrics.requestArrived();
     const { method } = incoming;
     const target = readRequestTarget(method, incoming.target);
     const requestId = requestIdOf(incoming.givenRequestId);

@@ -20,6 +20,10 @@ import type { Database } from '../db/types.ts';
 import { serviceError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { MarketCode } from '../markets.ts';
+import type { AppMetrics } from '../metrics.ts';
+
+/** What the metrics count of the streams: events taken, and subscribers that fell behind. */
+export type LiveSignals = Pick<AppMetrics, 'liveEventDelivered' | 'liveSubscriberFellBehind'>;
 
 export interface LiveLimits {
   perConnection: number;
@@ -65,6 +69,7 @@ export function createLivePrices(
   db: Kysely<Database>,
   limits: LiveLimits,
   logger: Logger,
+  signals: LiveSignals,
 ): LivePrices {
   const subscribers = new Set<Subscriber>();
   const log = logger.child({ component: 'live-prices' });
@@ -117,7 +122,7 @@ export function createLivePrices(
   return {
     open<Event>(request: LiveRequest<Event>) {
       const release = admit(request);
-      const stream = bufferedStream<Event>(limits.bufferEvents, () => {
+      const stream = bufferedStream<Event>(limits.bufferEvents, signals, () => {
         subscribers.delete(subscriber);
         release();
       });
@@ -151,7 +156,7 @@ export function createLivePrices(
  * behind: past it, what is held is dropped and FELL_BEHIND is the last item. `done` runs once
  * the stream has ended, however it ended (the consumer's return, `end`, or falling behind).
  */
-function bufferedStream<Event>(bound: number, done: () => void) {
+function bufferedStream<Event>(bound: number, signals: LiveSignals, done: () => void) {
   const held: LiveItem<Event>[] = [];
   let waiting: ((result: IteratorResult<LiveItem<Event>>) => void) | undefined;
   let ended = false;
@@ -165,11 +170,16 @@ function bufferedStream<Event>(bound: number, done: () => void) {
     waiting = undefined;
   };
 
+  const taken = (item: LiveItem<Event>): IteratorResult<LiveItem<Event>> => {
+    if (item !== FELL_BEHIND) signals.liveEventDelivered();
+    return { value: item, done: false };
+  };
+
   const deliver = (item: LiveItem<Event>) => {
     if (waiting) {
       const resolve = waiting;
       waiting = undefined;
-      resolve({ value: item, done: false });
+      resolve(taken(item));
     } else {
       held.push(item);
     }
@@ -178,7 +188,7 @@ function bufferedStream<Event>(bound: number, done: () => void) {
   const iterator: AsyncIterableIterator<LiveItem<Event>> = {
     next() {
       const item = held.shift();
-      if (item !== undefined) return Promise.resolve({ value: item, done: false });
+      if (item !== undefined) return Promise.resolve(taken(item));
       if (ended || finishing) {
         finish();
         return Promise.resolve({ value: undefined, done: true });
@@ -202,6 +212,7 @@ function bufferedStream<Event>(bound: number, done: () => void) {
       if (held.length >= bound) {
         held.length = 0;
         finishing = true;
+        signals.liveSubscriberFellBehind();
         deliver(FELL_BEHIND);
         return;
       }

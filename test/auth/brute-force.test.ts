@@ -227,7 +227,15 @@ describe('the attempt limiter', () => {
 
   it("warns once a window when a client id's failures from anywhere reach the threshold, and refuses nothing for it", async () => {
     const { lines, logger } = keptLines();
-    const metrics = createMetrics({ statementCount: () => 0, databases: () => [] });
+    const metrics = createMetrics(
+      {
+        statementCount: () => 0,
+        databases: () => [],
+        pools: () => [],
+        onStatement: () => () => {},
+      },
+      '',
+    );
     const limiter = limiterOf({
       failuresPerClientWarning: 5,
       signals: { logger, metrics },

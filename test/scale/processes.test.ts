@@ -6,73 +6,22 @@
  * both); and WORKERS=2 refused on the embedded database. A fresh database on the run's server,
  * or on a scratch cluster of its own in the PGlite pass.
  */
-import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onConnection } from '../helpers/database.ts';
+import { jsonLogLines, runToEnd, type StartedProcess } from '../helpers/process.ts';
 import {
-  createServerDatabase,
-  dropServerDatabase,
-  onConnection,
-  serverUrl,
-} from '../helpers/database.ts';
-import { requirePrerequisite } from '../helpers/prerequisites.ts';
-import {
-  childEnv,
-  jsonLogLines,
-  runToEnd,
-  startNode,
-  untilOutput,
-  type StartedProcess,
-} from '../helpers/process.ts';
-import { createScratchCluster, postgresBinDir } from '../helpers/scratch-cluster.ts';
+  emptyServerDatabase,
+  getOnNewConnection,
+  logged,
+  PATIENCE_MS,
+  startServe,
+  workerPids,
+} from '../helpers/serve-processes.ts';
 
-/** Generous: a start migrates and seeds the sample catalogue (seconds on a quiet machine). */
-const PATIENCE_MS = 90_000;
 /** A test starts several processes, one after another's seeding: a busy machine needs long. */
 const TEST_PATIENCE = { timeout: 3 * PATIENCE_MS };
 
-/** An empty database on a server, and how to remove it. */
-async function emptyServerDatabase(): Promise<{ url: string; remove(): Promise<void> }> {
-  if (serverUrl !== undefined) {
-    const url = await createServerDatabase(serverUrl);
-    return { url, remove: () => dropServerDatabase(serverUrl!, url) };
-  }
-  requirePrerequisite(
-    postgresBinDir !== undefined,
-    "several processes need a database server: PostgreSQL 15's server binaries " +
-      '(apt-get install postgresql-15) or TEST_DATABASE_URL',
-  );
-  const cluster = await createScratchCluster();
-  return { url: cluster.url(), remove: () => cluster.destroy() };
-}
-
-type LogLine = Record<string, unknown>;
 const logLines = jsonLogLines;
-
-function logged(started: StartedProcess, message: string, count = 1): Promise<LogLine[]> {
-  return untilOutput(
-    started,
-    `'${message}' logged ${count} times`,
-    () => {
-      const lines = logLines(started).filter((line) => line.msg === message);
-      return lines.length >= count ? lines : undefined;
-    },
-    PATIENCE_MS,
-  );
-}
-
-function startServe(databaseUrl: string, env: Record<string, string> = {}): StartedProcess {
-  return startNode(
-    ['--import', 'tsx', 'src/main.ts', 'serve'],
-    childEnv({
-      DATABASE_URL: databaseUrl,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_FORMAT: 'json',
-      LOG_REQUEST_SAMPLE_RATE: '0',
-      ...env,
-    }),
-  );
-}
 
 /** Every row of every table the seed fills, by table. */
 async function rowCounts(url: string, tables: readonly string[]): Promise<Record<string, number>> {
@@ -83,16 +32,6 @@ async function rowCounts(url: string, tables: readonly string[]): Promise<Record
       counts[table] = Number(rows[0]!.count);
     }
     return counts;
-  });
-}
-
-/** The status of a GET on a connection opened for it and closed after. */
-function statusOnNewConnection(port: unknown, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    get({ host: '127.0.0.1', port: Number(port), path, agent: false }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode!));
-    }).on('error', reject);
   });
 }
 
@@ -183,7 +122,7 @@ describe('WORKERS=2', TEST_PATIENCE, () => {
     void replaced.then(() => (restarted = true));
     const statuses = new Set<number>();
     while (!restarted)
-      statuses.add(await statusOnNewConnection(port, '/products?market=se&limit=1'));
+      statuses.add((await getOnNewConnection(port, '/products?market=se&limit=1')).status);
     await replaced;
     expect([...statuses]).toEqual([200]);
     expect(await workerPids(primary)).not.toContain(victim);
@@ -206,17 +145,3 @@ describe('WORKERS=2', TEST_PATIENCE, () => {
     );
   });
 });
-
-/** The processes of the primary's live workers, by the children the OS lists for it. */
-async function workerPids(primary: StartedProcess): Promise<number[]> {
-  const { readFile } = await import('node:fs/promises');
-  const children = await readFile(
-    `/proc/${primary.child.pid}/task/${primary.child.pid}/children`,
-    'utf8',
-  );
-  return children
-    .trim()
-    .split(/\s+/)
-    .filter((pid) => pid !== '')
-    .map(Number);
-}
