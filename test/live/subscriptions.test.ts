@@ -5,7 +5,7 @@
  * upgrade handler); `priceDropped` filters by category and by the size of the fall; a
  * subscriber on one app hears a push made through another app on the same database (the
  * NOTIFY crosses); the bounds per connection and per client address, and a subscriber that
- * does not read, closed with an error once its buffer is full.
+ * does not read, closed with an error once its buffer is full; the metrics of each.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,7 @@ import WebSocket from 'ws';
 import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { databaseKind } from '../helpers/database.ts';
+import { scrape, valueOf } from '../helpers/prometheus.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 import { shopToken } from '../feeds/shop-client.ts';
 import { feedOfShop } from '../feeds/shop-feed.ts';
@@ -214,6 +215,9 @@ describe(`live prices on ${databaseKind}`, () => {
 
   it('SSE: a push gives lowestPriceChanged and offerChanged with what it changed', async () => {
     const target = await nextTarget();
+    const delivered = async () =>
+      valueOf(await scrape(app), 'catalogue_live_events_delivered_total');
+    const deliveredBefore = await delivered();
     const lowest = await subscribe(LOWEST_PRICE_CHANGED, { ids: [target.productId] });
     expect(lowest.status).toBe(200);
     expect(lowest.headers.get('content-type')).toMatch(/text\/event-stream/);
@@ -249,7 +253,11 @@ describe(`live prices on ${databaseKind}`, () => {
     expect(new URL(offer.data.data.offerChanged.offer.url).searchParams.get('ref')).toBe(
       'partner-7',
     );
+    expect(await delivered()).toBe(deliveredBefore + 2);
+    expect(valueOf(await scrape(app), 'catalogue_live_subscriptions')).toBe(2);
     await Promise.all([lowestEvents.cancel(), offerEvents.cancel()]);
+    await waitUntil(() => openSubscriptions(app) === 0);
+    expect(valueOf(await scrape(app), 'catalogue_live_subscriptions')).toBe(0);
   });
 
   it('graphql-ws: a real client over a real server gets the same event', async () => {
@@ -449,6 +457,9 @@ describe(`live prices on ${databaseKind}`, () => {
     });
 
     it('closes a subscriber that falls behind its buffer with an error', async () => {
+      const fellBehind = async () =>
+        valueOf(await scrape(bounded), 'catalogue_live_subscribers_fell_behind_total');
+      const fellBehindBefore = await fellBehind();
       const targets = [await nextTarget(), await nextTarget(), await nextTarget()];
       const response = await subscribe(PRICE_DROPPED, {}, bounded);
       // Not read while three falls arrive: the first waits in the response's stream, the
@@ -464,6 +475,7 @@ describe(`live prices on ${databaseKind}`, () => {
         details: [{ parameter: 'subscription', reason: 'slow_consumer' }],
       });
       expect((await events.next()).event).toBe('complete');
+      expect(await fellBehind()).toBe(fellBehindBefore + 1);
     });
   });
 });
