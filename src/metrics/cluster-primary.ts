@@ -39,6 +39,8 @@ interface Collection {
 }
 
 export function clusterPrimaryMetrics(serving: () => ServingWorker[]): PrimaryMetrics {
+  // The primary's own process figures from its start (its event loop's lag sampled since).
+  processMetrics();
   const own = new Registry();
   const restarts = new Counter({
     name: 'catalogue_worker_restarts_total',
