@@ -73,8 +73,9 @@ export function createMetrics(sources: DatabaseSources, configuredCommit: string
   const feedRunFinished = feedRunMetrics(registers);
 
   const local = [registry, processMetrics()];
-  const workers = cluster.isWorker ? clusterWorkerMetrics(local) : undefined;
-  const exposition = async () => (workers ? workers.scrape() : Registry.merge(local).metrics());
+  const wholeCluster = cluster.isWorker ? clusterWorkerMetrics(local) : undefined;
+  const exposition = async () =>
+    wholeCluster ? wholeCluster.scrape() : Registry.merge(local).metrics();
 
   return {
     ...http,
@@ -86,7 +87,7 @@ export function createMetrics(sources: DatabaseSources, configuredCommit: string
     },
     close() {
       stopTiming();
-      workers?.stop();
+      wholeCluster?.stop();
     },
   };
 }
