@@ -29,6 +29,7 @@ import { createRouter } from './http/router.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics, type AppMetrics } from './metrics.ts';
 import { createProxyTrust } from './proxy-trust.ts';
+import { openRedisConnections, type RedisConnections } from './redis/connections.ts';
 import { createRequestLog, noteCacheLookup } from './request-log.ts';
 import { createDocsPages } from './rest/docs-page.ts';
 import { RestEngine } from './rest/engine.ts';
@@ -49,7 +50,14 @@ export interface AppDependencies {
 export function createApp({ config, database, logger, draining }: AppDependencies) {
   database.limitStatements(config.statementTimeoutMs);
   const metrics = createMetrics(database, config.buildCommit);
-  const { responseCache, changes } = createFollowingCache(config, database, logger, metrics);
+  const redis = openRedisConnections(
+    config,
+    logger.child({ component: 'redis' }),
+    metrics.redisBreaker,
+  );
+  metrics.watchRedis('response_cache', () => redis.cache?.connected());
+  metrics.watchRedis('rate_limits', () => redis.limits?.connected());
+  const { responseCache, changes } = createFollowingCache(config, database, logger, metrics, redis);
   const graphiqlAssets = createGraphiQLAssets();
   const live = createLivePrices(changes, database.reads, liveLimits(config), logger, metrics);
   const yoga = createGraphQLServer({
@@ -63,7 +71,11 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   });
   const sourceOf = createProxyTrust(config);
   const webSockets = webSocketsOf(yoga, sourceOf, config);
-  const limitCounters = limitCountersOf(config, logger, metrics);
+  const limitCounters = createLimitCounters({
+    redis: redis.limits,
+    keyPrefix: config.redisKeyPrefix,
+    onFallback: metrics.rateLimitFallback,
+  });
   metrics.watchLiveSubscriptions(live.count);
   const feedRuns = createFeedRuns({ config, database, logger, metrics });
   const table = createHandlerTable({
@@ -110,11 +122,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
           live.completeAll();
           await webSockets.close();
           await changes.close();
-          await Promise.all([
-            responseCache?.close(),
-            limitCounters.close(),
-            feedRuns.close(FEED_RUNS_DISPOSE_GRACE_MS),
-          ]);
+          await Promise.all([redis.close(), feedRuns.close(FEED_RUNS_DISPOSE_GRACE_MS)]);
         },
       },
     ],
@@ -158,19 +166,6 @@ function webSocketsOf(
   });
 }
 
-/** Where the rate limits count: in Redis with REDIS_URL, else in this process. */
-function limitCountersOf(config: Config, logger: Logger, metrics: AppMetrics) {
-  const counters = createLimitCounters({
-    redisUrl: config.redisUrl,
-    keyPrefix: config.redisKeyPrefix,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
-    logger: logger.child({ component: 'rate-limits' }),
-    onFallback: metrics.rateLimitFallback,
-  });
-  metrics.watchRedis('rate_limits', counters.redisConnected);
-  return counters;
-}
-
 function liveLimits(config: Config) {
   return {
     perConnection: config.liveSubscriptionsPerConnection,
@@ -185,6 +180,7 @@ function createFollowingCache(
   database: DatabaseHandle,
   logger: Logger,
   metrics: AppMetrics,
+  redis: RedisConnections,
 ) {
   const responseCache = createResponseCache(
     config,
@@ -198,6 +194,7 @@ function createFollowingCache(
       error: metrics.responseCacheError,
       invalidation: metrics.responseCacheInvalidation,
     },
+    redis.cache,
   );
   // Subscriptions follow the changes whether or not answers are cached. Every process drops
   // what each feed run made stale from its own cache (in Redis, the same entries once per
@@ -208,6 +205,5 @@ function createFollowingCache(
     logger.child({ component: 'catalogue-changes' }),
   );
   if (responseCache) changes.subscribe((change) => responseCache.invalidate(change));
-  if (responseCache) metrics.watchRedis('response_cache', responseCache.redisConnected);
   return { responseCache, changes };
 }

@@ -17,6 +17,7 @@ import { clusterWorkerMetrics } from './metrics/cluster-worker.ts';
 import { registerDatabaseMetrics, type DatabaseSources } from './metrics/database.ts';
 import { processMetrics } from './metrics/process.ts';
 import { operational, type OpenApiPaths } from './openapi/vocabulary.ts';
+import type { RedisUseLabel } from './redis/connections.ts';
 import { bufferedResponse } from './responses.ts';
 import { buildCommit, packageVersion } from './version.ts';
 
@@ -40,6 +41,8 @@ export interface AppMetrics {
   responseCacheInvalidation(): void;
   /** A rate-limit count taken in memory while the shared Redis was unusable. */
   rateLimitFallback(): void;
+  /** The circuit breaker of the Redis a use goes to opened (true) or closed (false). */
+  redisBreaker(use: RedisUseLabel, open: boolean): void;
   /** A failed client authentication at the token endpoint. */
   tokenFailure(): void;
   /** A client id's failed authentications in a window reached the warning threshold. */
@@ -71,6 +74,7 @@ export function createMetrics(sources: DatabaseSources, configuredCommit: string
   const watched = registerWatchedGauges(registers);
   registerBuildInfo(configuredCommit, registers);
   const feedRunFinished = feedRunMetrics(registers);
+  const redisBreaker = redisBreakerMetric(registers);
 
   const local = [registry, processMetrics()];
   const wholeCluster = cluster.isWorker ? clusterWorkerMetrics(local) : undefined;
@@ -81,6 +85,7 @@ export function createMetrics(sources: DatabaseSources, configuredCommit: string
     ...http,
     ...counters,
     feedRunFinished,
+    redisBreaker,
     ...watched,
     async respond() {
       return bufferedResponse(200, await exposition(), { 'content-type': registry.contentType });
@@ -253,6 +258,19 @@ function feedRunMetrics(registers: Registry[]): AppMetrics['feedRunFinished'] {
     runs.inc({ kind, state });
     seconds.observe({ kind }, taken);
   };
+}
+
+/** Whether each use's Redis is being left alone (src/redis/connection.ts). */
+function redisBreakerMetric(registers: Registry[]): AppMetrics['redisBreaker'] {
+  const breakers = new Gauge({
+    name: 'catalogue_redis_breaker_open',
+    help: 'Whether the circuit breaker of the Redis a use goes to is open (1: Redis failed or hung, and is asked nothing until it answers a probe) or closed (0), by use (response_cache, rate_limits).',
+    labelNames: ['use'] as const,
+    registers,
+    // Across workers the most: 1 when any worker is leaving its Redis alone.
+    aggregator: 'max',
+  });
+  return (use, open) => breakers.set({ use }, open ? 1 : 0);
 }
 
 export const METRICS_OPENAPI: OpenApiPaths = {

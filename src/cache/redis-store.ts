@@ -4,38 +4,24 @@
  * `<prefix>tag:<tag>` of the keys of the entries holding it, written with the entry in one
  * transaction and expiring with the newest of them; invalidating tags deletes their entries
  * and the sets in one script, so no entry is left behind untagged. Redis only ever makes
- * answers faster: when it is down, slow or refusing, a lookup is a miss and a store is
- * dropped, with one warning per outage, so a request never fails or waits on it longer than
- * the command timeout.
+ * answers faster: when it is down, slow, hung or refusing, a lookup is a miss and a store is
+ * dropped (src/redis/connection.ts), so a request never fails or waits on it longer than the
+ * command timeout, and once its breaker is open, not at all.
  */
 import type { Cache } from '@envelop/response-cache';
 import type { ExecutionResult } from 'graphql';
-import type { Redis, RedisOptions } from 'ioredis';
-import { redactUrl } from '../config.ts';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
+import type { RedisConnection } from '../redis/connection.ts';
 
 export interface RedisStoreOptions {
-  url: string;
+  connection: RedisConnection;
   /** Prepended to every key, so several deployments (or test runs) can share one Redis. */
   keyPrefix: string;
   logger: Logger;
   /** Called for each lookup or store that failed or was skipped because Redis was unusable. */
   onError?: () => void;
-  /** How long a TCP connect may take before it counts as failed. */
-  connectTimeoutMs?: number;
-  /** How long one GET or SET may take; past that the request goes on uncached. */
-  commandTimeoutMs: number;
 }
-
-export interface RedisStore extends Cache {
-  /** Whether the connection to Redis is up now. */
-  connected(): boolean;
-  close(): Promise<void>;
-}
-
-export const REDIS_CONNECT_TIMEOUT_MS = 1000;
-/** After a failed command, Redis is left alone this long: one request in that time pays. */
-export const REDIS_PAUSE_AFTER_FAILURE_MS = 5000;
 
 /** Tags dropped per script call: a script's arguments are unpacked onto Lua's stack. */
 const TAGS_PER_INVALIDATION = 500;
@@ -49,92 +35,23 @@ end
 redis.call('UNLINK', unpack(KEYS))
 return #entries`;
 
-function clientOptions(options: RedisStoreOptions): RedisOptions {
-  return {
-    connectTimeout: options.connectTimeoutMs ?? REDIS_CONNECT_TIMEOUT_MS,
-    // Bounds every command, also one queued while the first connection is being made.
-    commandTimeout: options.commandTimeoutMs,
-    // Commands wait for the first connection (see `usable`); after that, a command is only
-    // sent while connected, and one in flight when the connection drops fails at once.
-    enableOfflineQueue: true,
-    maxRetriesPerRequest: 0,
-    // Reconnect in the background, at most every 5 s, for as long as the process runs.
-    retryStrategy: (attempt) => Math.min(attempt * 250, 5000),
-  };
-}
-
-export function createRedisStore(options: RedisStoreOptions): RedisStore {
+export function createRedisStore(options: RedisStoreOptions): Cache {
   const { keyPrefix, logger } = options;
-  const connect = (Client: typeof Redis) =>
-    new Client(options.url, clientOptions(options)).on('error', failed).on('ready', () => {
-      firstConnection = false;
-      succeeded();
-    });
-
-  // Log transitions, not every failure: an outage is one warning, its end one info line.
-  let healthy = true;
-  let firstConnection = true;
-  let pausedUntil = 0;
-  const where = redactUrl(options.url);
-  function failed(error: unknown): void {
-    firstConnection = false;
-    if (!healthy) return;
-    healthy = false;
-    logger.warn({ err: error, redis: where }, 'response cache: Redis unusable, answering uncached');
-  }
-  // A command that failed while connected (a timeout, an error reply): Redis is slow or
-  // broken, so requests stop asking it for a while rather than each waiting out the timeout.
-  function commandFailed(error: unknown): void {
-    pausedUntil = Date.now() + REDIS_PAUSE_AFTER_FAILURE_MS;
-    options.onError?.();
-    failed(error);
-  }
-  function succeeded(): void {
-    if (healthy) return;
-    healthy = true;
-    logger.info({ redis: where }, 'response cache: Redis is back');
-  }
-
-  // Loaded only when a Redis is configured: the client library adds to every start otherwise.
-  let redis: Redis | undefined;
-  // Its default export (module.exports): a CommonJS module's only one in the production bundle.
-  const connecting = import('ioredis').then(
-    ({ default: ioredis }) => {
-      redis = connect(ioredis.Redis);
-    },
-    (error: unknown) => failed(error),
-  );
-
-  const keyOf = (id: string) => `${keyPrefix}response:${id}`;
-  const tagKeyOf = (tag: string) => `${keyPrefix}tag:${tag}`;
-  // Right after start, a command waits for the connection being made (a process's first
-  // requests are then cached like the rest); once that has failed, or while reconnecting
-  // later, a command would only wait and fail: it is skipped (the 'error' event says why).
-  async function usable(): Promise<Redis | undefined> {
-    if (redis === undefined) await connecting;
-    const status = redis?.status;
-    const waitable = firstConnection && (status === 'connecting' || status === 'connect');
-    if (Date.now() >= pausedUntil && (status === 'ready' || waitable)) return redis;
-    options.onError?.();
-    return undefined;
-  }
-
+  const run = options.connection.runner({
+    name: 'response cache',
+    meanwhile: 'answering uncached',
+  });
   /** Runs a command while Redis is usable: undefined when it is not or the command failed. */
   async function attempt<T>(
     command: (redis: Redis) => Promise<T>,
   ): Promise<{ value: T } | undefined> {
-    const redis = await usable();
-    if (redis === undefined) return undefined;
-    try {
-      const value = await command(redis);
-      succeeded();
-      return { value };
-    } catch (error) {
-      commandFailed(error);
-      return undefined;
-    }
+    const outcome = await run(command);
+    if (outcome === undefined) options.onError?.();
+    return outcome;
   }
 
+  const keyOf = (id: string) => `${keyPrefix}response:${id}`;
+  const tagKeyOf = (tag: string) => `${keyPrefix}tag:${tag}`;
   return {
     async get(id) {
       const text = (await attempt((redis) => redis.get(keyOf(id))))?.value;
@@ -151,15 +68,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       // The answers stay until they expire: said every time, not once per outage.
       if (dropped === undefined) {
         logger.error(
-          { redis: where, tags: tagKeys.length },
+          { tags: tagKeys.length },
           'response cache: could not drop the answers a change made stale; they expire with the TTL',
         );
       }
-    },
-    connected: () => redis?.status === 'ready',
-    async close() {
-      await connecting;
-      redis?.disconnect();
     },
   };
 }

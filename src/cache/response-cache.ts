@@ -1,6 +1,7 @@
 /**
  * The response cache: execution results of queries, kept for RESPONSE_CACHE_TTL_SECONDS, in
- * process (a bounded LRU) or, with REDIS_URL, in Redis shared by every process.
+ * process (a bounded LRU) or, with a Redis (RESPONSE_CACHE_REDIS_URL or REDIS_URL), in Redis
+ * shared by every process.
  *
  * It is envelop's response-cache plugin on yoga's execute, so /graphql and the REST routes
  * (which execute their documents through the same enveloped execute) share it: a REST
@@ -48,6 +49,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { selectsRootField } from '../graphql-root-fields.ts';
 import { packageVersion } from '../version.ts';
+import type { RedisConnection } from '../redis/connection.ts';
 import { collectTags, tagsOfChange, type ChangedAnswers } from './answer-tags.ts';
 import { createRedisStore } from './redis-store.ts';
 
@@ -69,36 +71,31 @@ export interface ResponseCache {
    * its entries expire with the TTL.
    */
   invalidate(change: ChangedAnswers): Promise<void>;
-  /** Whether the shared cache's connection is up; undefined for a cache in memory. */
-  redisConnected(): boolean | undefined;
-  close(): Promise<void>;
 }
 
 type CacheSettings = Pick<
   Config,
-  | 'responseCacheTtlSeconds'
-  | 'responseCacheMaxEntries'
-  | 'redisUrl'
-  | 'redisKeyPrefix'
-  | 'redisCommandTimeoutMs'
-  | 'siteUrls'
+  'responseCacheTtlSeconds' | 'responseCacheMaxEntries' | 'redisKeyPrefix' | 'siteUrls'
 >;
 
-/** The response cache the configuration asks for, or undefined when its TTL is 0 (off). */
+/**
+ * The response cache the configuration asks for, in Redis through `connection` when given, or
+ * undefined when its TTL is 0 (off).
+ */
 export function createResponseCache(
   config: CacheSettings,
   schema: GraphQLSchema,
   logger: Logger,
   events: ResponseCacheEvents,
+  connection?: RedisConnection,
 ): ResponseCache | undefined {
   if (config.responseCacheTtlSeconds === 0) return undefined;
   const redis =
-    config.redisUrl === undefined
+    connection === undefined
       ? undefined
       : createRedisStore({
-          url: config.redisUrl,
+          connection,
           keyPrefix: config.redisKeyPrefix,
-          commandTimeoutMs: config.redisCommandTimeoutMs,
           logger,
           onError: events.error,
         });
@@ -126,8 +123,6 @@ export function createResponseCache(
       await store.invalidate(tagsOfChange(change).map((tag) => ({ typename: tag })));
       events.invalidation?.();
     },
-    redisConnected: () => redis?.connected(),
-    close: async () => redis?.close(),
   };
 }
 

@@ -374,7 +374,7 @@ export const SETTINGS = {
     names: ['RESPONSE_CACHE_MAX_ENTRIES'],
     commands: SERVE,
     meaning: 'most answers the in-process cache keeps',
-    details: 'the least recently used leave first; ignored with `REDIS_URL`',
+    details: 'the least recently used leave first; ignored when the cache is in Redis',
     // A page of 15–20 products with their offers is about 90 KB of JSON (a few times that as
     // objects): 500 of the largest stay well inside the 300 MB resident-set target.
     parse: integer({ min: 1, max: 1_000_000, default: 500 }),
@@ -382,10 +382,21 @@ export const SETTINGS = {
   redisUrl: {
     names: ['REDIS_URL'],
     commands: SERVE,
-    meaning: 'URL of a Redis shared for the response cache and rate limits; unset: in process',
+    meaning:
+      'URL of a Redis shared for the rate limits and the response cache (unless ' +
+      'RESPONSE_CACHE_REDIS_URL); unset: in process',
     details:
-      'shared by every process; a Redis that is down only makes answers uncached and limits ' +
-      'counted per process meanwhile',
+      'shared by every process; a Redis that is down or hung only makes answers uncached and ' +
+      'limits counted per process meanwhile',
+    parse: url({ protocols: ['redis:', 'rediss:'] }),
+  },
+  responseCacheRedisUrl: {
+    names: ['RESPONSE_CACHE_REDIS_URL'],
+    commands: SERVE,
+    meaning: "URL of a Redis of the response cache's own; unset: REDIS_URL's",
+    details:
+      'so that evicting answers never evicts rate-limit counts ' +
+      '([docs/operations.md](docs/operations.md#redis))',
     parse: url({ protocols: ['redis:', 'rediss:'] }),
   },
   redisCommandTimeoutMs: {
@@ -394,7 +405,7 @@ export const SETTINGS = {
     meaning: 'how long one Redis command may take',
     details:
       'before the request goes on uncached (or its limit counted in process); after a failed ' +
-      'command Redis is left alone for 5 s',
+      'command no command is sent until Redis answers a PING, tried every second',
     // Short, yet longer than the event loop's own hiccups (a garbage collection, compiling a
     // document).
     parse: integer({ min: 10, max: 60_000, default: 500 }),

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { App } from '../../src/app.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { scrape, valueOf } from '../helpers/prometheus.ts';
+import { startOwnRedis } from '../helpers/redis.ts';
 import { describeCacheBehaviour, PRODUCT_PAGE, useCacheTestbed } from './testbed.ts';
 
 const REDIS_URL = inject('redisUrl');
@@ -94,6 +95,28 @@ describe('in Redis', () => {
     // Another prefix (another deployment) shares nothing.
     const elsewhere = await bed.build({ REDIS_KEY_PREFIX: `${PREFIX}elsewhere:` });
     expect((await bed.get(elsewhere, path)).statements.length).toBeGreaterThan(0);
+  });
+
+  it('goes to RESPONSE_CACHE_REDIS_URL when set, leaving REDIS_URL to the limits', async () => {
+    const prefix = `${PREFIX}apart:`;
+    const own = await startOwnRedis();
+    const ownClient = new Redis(own.url);
+    try {
+      const app = await bed.build({
+        REDIS_KEY_PREFIX: prefix,
+        RESPONSE_CACHE_REDIS_URL: own.url,
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000',
+      });
+      await bed.graphql(app, PRODUCT_PAGE, { id: bed.productIds[4], market: 'SE' });
+      await landed(app);
+      const kinds = (keys: string[]) =>
+        [...new Set(keys.map((key) => key.slice(prefix.length).split(':')[0]))].sort();
+      expect(kinds(await ownClient.keys(`${prefix}*`))).toEqual(['response', 'tag']);
+      expect(kinds(await keysUnder(prefix))).toEqual(['limit']);
+    } finally {
+      ownClient.disconnect();
+      await own.stop();
+    }
   });
 
   it('keeps processes with other site URLs apart', async () => {

@@ -20,6 +20,14 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
+/** A redis-server of the caller's own, which it may hang and resume. */
+export interface OwnRedis extends TestRedis {
+  /** SIGSTOP: the server keeps its connections open and answers nothing, as a hung one does. */
+  hang(): void;
+  /** SIGCONT: it answers again, first what it was sent meanwhile. */
+  resume(): void;
+}
+
 /** The run cannot go on without something outside it; the message says what to do. */
 export class MissingPrerequisite extends Error {
   override name = 'MissingPrerequisite';
@@ -49,7 +57,7 @@ export async function redisAnswers(url: string): Promise<boolean> {
  * nothing to disk. Resolves once it answers, or undefined when the executable is not
  * installed; rejects when it exits before answering.
  */
-async function startRedisServer(executable: string): Promise<TestRedis | undefined> {
+async function startRedisServer(executable: string): Promise<OwnRedis | undefined> {
   const directory = await mkdtemp(path.join(tmpdir(), 'catalogue-test-redis-'));
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
@@ -74,13 +82,19 @@ async function startRedisServer(executable: string): Promise<TestRedis | undefin
     });
   });
   const stop = async () => {
-    if (ended === undefined) server.kill('SIGTERM');
+    // A hung server takes the SIGTERM only once it runs again.
+    if (ended === undefined) {
+      server.kill('SIGCONT');
+      server.kill('SIGTERM');
+    }
     await exited;
     await rm(directory, { recursive: true, force: true });
   };
+  const hang = () => void server.kill('SIGSTOP');
+  const resume = () => void server.kill('SIGCONT');
 
   while (ended === undefined && !(await redisAnswers(url))) await sleep(50);
-  if (ended === undefined) return { url, stop };
+  if (ended === undefined) return { url, stop, hang, resume };
 
   await stop();
   if (ended.error?.code === 'ENOENT') return undefined;
@@ -88,6 +102,15 @@ async function startRedisServer(executable: string): Promise<TestRedis | undefin
   throw new Error(
     `${executable} exited before it answered (${ended.error?.message ?? `code ${ended.code}`}): ${lastLine}`,
   );
+}
+
+/** A redis-server of the caller's own on a free port; not installed: a MissingPrerequisite. */
+export async function startOwnRedis(executable = 'redis-server'): Promise<OwnRedis> {
+  const own = await startRedisServer(executable);
+  if (own === undefined) {
+    throw new MissingPrerequisite(`${executable} is not installed: apt-get install redis-server`);
+  }
+  return own;
 }
 
 /**

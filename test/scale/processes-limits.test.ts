@@ -9,71 +9,37 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createServerDatabase, dropServerDatabase, serverUrl } from '../helpers/database.ts';
 import { METRICS_PATH } from '../../src/metrics.ts';
 import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { parseExposition, valueOf } from '../helpers/prometheus.ts';
-import {
-  childEnv,
-  jsonLogLines,
-  freePort,
-  startNode,
-  untilOutput,
-  type StartedProcess,
-} from '../helpers/process.ts';
+import { freePort, untilOutput } from '../helpers/process.ts';
 import { provideTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 
 const REDIS_URL = inject('redisUrl');
-/** Generous: a start migrates a database. */
+/** Generous: the machine may be busy. */
 const PATIENCE_MS = 60_000;
 const RATE_LIMIT = 10;
 
-interface Service {
-  started: StartedProcess;
-  base: string;
-  logLines(): Record<string, unknown>[];
-}
+const started: ServeProcess[] = [];
 
-const started: StartedProcess[] = [];
-const databases: string[] = [];
+afterAll(() => Promise.all(started.map((service) => service.stop())));
 
-afterAll(async () => {
-  await Promise.all(started.map((service) => service.kill()));
-  for (const url of databases) await dropServerDatabase(serverUrl!, url);
-});
-
-/** `serve` on a database of its own, with the given Redis and limits; resolves once listening. */
-async function startService(env: Record<string, string>): Promise<Service> {
-  const database = serverUrl === undefined ? undefined : await createServerDatabase(serverUrl);
-  if (database !== undefined) databases.push(database);
-  const service = startNode(
-    ['--import', 'tsx', 'src/main.ts', 'serve'],
-    childEnv({
-      ...(database === undefined ? { EMBEDDED_DATA_DIR: 'memory://' } : { DATABASE_URL: database }),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_FORMAT: 'json',
-      LOG_REQUEST_SAMPLE_RATE: '0',
-      RESPONSE_CACHE_TTL_SECONDS: '0',
-      // The test is the trusted proxy: X-Forwarded-For names each request's client IP.
-      TRUST_PROXY: 'loopback',
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: String(RATE_LIMIT),
-      ...env,
-    }),
-  );
+/** `serve` with the given Redis and limits, on a database of its own; once listening. */
+async function startService(env: Record<string, string>): Promise<ServeProcess> {
+  const service = await startServeProcess({
+    RESPONSE_CACHE_TTL_SECONDS: '0',
+    // The test is the trusted proxy: X-Forwarded-For names each request's client IP.
+    TRUST_PROXY: 'loopback',
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: String(RATE_LIMIT),
+    ...env,
+  });
   started.push(service);
-  const logLines = () => jsonLogLines(service);
-  const port = await untilOutput(
-    service,
-    'listening',
-    () => logLines().find((line) => line.msg === 'listening')?.port,
-    PATIENCE_MS,
-  );
-  return { started: service, base: `http://127.0.0.1:${String(port)}`, logLines };
+  return service;
 }
 
 /** A GraphQL request that needs no data, counted against `ip`'s limit: its status. */
-async function graphql(service: Service, ip: string): Promise<number> {
+async function graphql(service: ServeProcess, ip: string): Promise<number> {
   const response = await fetch(`${service.base}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
@@ -83,7 +49,7 @@ async function graphql(service: Service, ip: string): Promise<number> {
   return response.status;
 }
 
-async function tokenRequest(service: Service, clientId: string, ip: string) {
+async function tokenRequest(service: ServeProcess, clientId: string, ip: string) {
   const response = await fetch(`${service.base}${TOKEN_PATH}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
@@ -112,7 +78,7 @@ async function removeKeys(prefix: string): Promise<void> {
 
 describe('two processes on one Redis', () => {
   const prefix = uniquePrefix();
-  let services: Service[];
+  let services: ServeProcess[];
 
   beforeAll(async () => {
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TOKEN_FAILURES_PER_IP_AND_CLIENT: '2' };
@@ -155,7 +121,7 @@ describe('two processes on one Redis', () => {
 
 describe('two processes on one Redis, with the response cache on', () => {
   const prefix = uniquePrefix();
-  let services: Service[];
+  let services: ServeProcess[];
 
   beforeAll(async () => {
     // Each seeds the same sample catalogue (same seed, same day) on a database of its own.
@@ -171,9 +137,9 @@ describe('two processes on one Redis, with the response cache on', () => {
 
   it('share one cache: what one stored, the other answers from it', async () => {
     const query = '{ product(market: SE, id: 1) { name brand { name } } }';
-    const cacheLookups = (service: Service) =>
+    const cacheLookups = (service: ServeProcess) =>
       service.logLines().filter((entry) => entry.route === 'graphql' && 'cache' in entry);
-    const ask = async (service: Service) => {
+    const ask = async (service: ServeProcess) => {
       const before = cacheLookups(service).length;
       const response = await fetch(`${service.base}/graphql`, {
         method: 'POST',
@@ -199,7 +165,7 @@ describe('two processes on one Redis, with the response cache on', () => {
 
 describe('a process whose Redis goes away', () => {
   let redis: TestRedis;
-  let service: Service;
+  let service: ServeProcess;
 
   beforeAll(async () => {
     // Nothing answers on a free port: a redis-server of this test's own is started.
