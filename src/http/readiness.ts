@@ -1,10 +1,18 @@
 /**
  * `/readyz`: ready when the database answers, every migration has been applied and every
  * table is there. Never a 500: whatever fails here, a load balancer should stop sending.
+ *
+ * With replicas, ready means reads are served (docs/operations.md, "Read replicas"): a primary
+ * that cannot be reached while a replica serves leaves the process ready, `read-only` in the
+ * body, since every read still goes to the replica; only writes (feed runs, token requests)
+ * fail meanwhile. Taking the process out would take every read with it.
  */
+import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/client.ts';
+import { databaseConnectionFailure } from '../db/connection-errors.ts';
 import { pendingMigrations } from '../db/migrator.ts';
 import { missingRelations } from '../db/relations.ts';
+import type { Database } from '../db/types.ts';
 import type { Logger } from '../logger.ts';
 import { jsonAnswer, operational, type OpenApiPaths } from '../openapi/vocabulary.ts';
 import { jsonResponse } from '../responses.ts';
@@ -18,28 +26,80 @@ export interface ReadinessDependencies {
   draining?: () => boolean;
 }
 
+/** Why the database behind `db` cannot serve: a 503 answer, or undefined when it can. */
+async function unservable(db: Kysely<Database>, logger: Logger): Promise<Response | undefined> {
+  const pending = await pendingMigrations(db);
+  if (pending.length > 0) {
+    return jsonResponse(503, { status: 'migrating', pendingMigrations: pending });
+  }
+  const missing = await missingRelations(db);
+  if (missing.length === 0) return undefined;
+  logger.warn({ missing }, 'readiness check failed: tables missing');
+  return jsonResponse(503, { status: 'unavailable', reason: 'tables missing', missing });
+}
+
+/** The primary's outages as readiness sees them, logged once each. */
+function primaryOutages(logger: Logger) {
+  let down = false;
+  return {
+    down(reason: string): void {
+      if (down) return;
+      down = true;
+      logger.warn(
+        { reason },
+        'readiness: the primary is unreachable; reads are served by the replicas, writes fail meanwhile',
+      );
+    },
+    up(): void {
+      if (!down) return;
+      down = false;
+      logger.info('readiness: the primary answers again; writes are served');
+    },
+  };
+}
+
 export function createReadiness({ database, logger, draining }: ReadinessDependencies) {
+  const primary = primaryOutages(logger);
+  const withReplicas = database.databases().length > 1;
+
+  /** Ready on the replicas while the primary is unreachable: undefined when none serves. */
+  async function readOnly(primaryFailure: string): Promise<Response | undefined> {
+    const databases = database.databases();
+    if (!databases.some(({ state }) => state === 'serving')) return undefined;
+    // Through the routed reads: a replica that serves answers, as it does for requests.
+    const refused = await unservable(database.reads, logger);
+    if (refused !== undefined) return refused;
+    primary.down(primaryFailure);
+    return jsonResponse(200, {
+      status: 'read-only',
+      database: database.kind,
+      reason: `the primary is unreachable (${primaryFailure}): reads are served, writes fail`,
+      databases: databases.map((status) =>
+        status.role === 'primary'
+          ? { ...status, state: 'unreachable', reason: primaryFailure }
+          : status,
+      ),
+    });
+  }
+
   return async function readiness(): Promise<Response> {
     if (draining?.()) return jsonResponse(503, { status: 'draining' });
     try {
-      const pending = await pendingMigrations(database.db);
-      if (pending.length > 0) {
-        return jsonResponse(503, { status: 'migrating', pendingMigrations: pending });
-      }
-      const missing = await missingRelations(database.db);
-      if (missing.length > 0) {
-        logger.warn({ missing }, 'readiness check failed: tables missing');
-        return jsonResponse(503, { status: 'unavailable', reason: 'tables missing', missing });
-      }
-      const databases = database.databases();
+      const refused = await unservable(database.db, logger);
+      if (refused !== undefined) return refused;
+      primary.up();
       return jsonResponse(200, {
         status: 'ready',
         database: database.kind,
         // With replicas, each server's state; one out of service leaves the process ready, as
         // its reads go to the primary.
-        ...(databases.length > 1 ? { databases } : {}),
+        ...(withReplicas ? { databases: database.databases() } : {}),
       });
     } catch (error) {
+      const failure = withReplicas ? databaseConnectionFailure(error) : undefined;
+      const onReplicas =
+        failure === undefined ? undefined : await readOnly(failure).catch(() => undefined);
+      if (onReplicas !== undefined) return onReplicas;
       logger.warn({ err: error }, 'readiness check failed');
       return jsonResponse(503, { status: 'unavailable', reason: 'database unreachable' });
     }
@@ -51,35 +111,39 @@ export const READINESS_OPENAPI: OpenApiPaths = {
     get: operational(
       'readyz',
       'Readiness',
-      'Ready when the database answers, every migration has been applied and every table is there.',
+      'Ready when the database answers, every migration has been applied and every table is there. With replicas, ready while reads are served: a primary that cannot be reached while a replica serves is `read-only`, still 200.',
       {
-        '200': jsonAnswer('Ready.', {
-          type: 'object',
-          required: ['status', 'database'],
-          properties: {
-            status: { const: 'ready' },
-            database: { type: 'string' },
-            databases: {
-              description:
-                'With DATABASE_REPLICA_URLS, each database server: the primary, and every replica with whether it serves reads and its lag.',
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['name', 'role', 'statements'],
-                properties: {
-                  name: { type: 'string' },
-                  role: { enum: ['primary', 'replica'] },
-                  statements: { type: 'integer' },
-                  state: {
-                    enum: ['unchecked', 'serving', 'lagging', 'unreachable', 'not-a-standby'],
+        '200': jsonAnswer(
+          'Ready: `ready`, or with replicas `read-only` (the primary unreachable: reads are served by a replica, writes fail with 503).',
+          {
+            type: 'object',
+            required: ['status', 'database'],
+            properties: {
+              status: { enum: ['ready', 'read-only'] },
+              database: { type: 'string' },
+              reason: { type: 'string', description: 'Why the process is `read-only`.' },
+              databases: {
+                description:
+                  'With DATABASE_REPLICA_URLS, each database server: the primary (`unreachable` with its reason when `read-only`), and every replica with whether it serves reads and its lag.',
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['name', 'role', 'statements'],
+                  properties: {
+                    name: { type: 'string' },
+                    role: { enum: ['primary', 'replica'] },
+                    statements: { type: 'integer' },
+                    state: {
+                      enum: ['unchecked', 'serving', 'lagging', 'unreachable', 'not-a-standby'],
+                    },
+                    lagMs: { type: ['integer', 'null'] },
+                    reason: { type: 'string' },
                   },
-                  lagMs: { type: ['integer', 'null'] },
-                  reason: { type: 'string' },
                 },
               },
             },
           },
-        }),
+        ),
         '503': jsonAnswer(
           'Not ready: migrations pending, tables missing, the database unreachable, or the process shutting down (`draining`: requests already accepted are still answered).',
           {

@@ -5,7 +5,8 @@
  * streaming. Then the service, as a process with DATABASE_REPLICA_URLS, must serve its reads
  * from the replica (the replica's own transaction counts show it), keep answering every
  * request while the replica is stopped under load and after it is started again (reads go
- * back to it), and take the replica out while its replay is paused behind the primary.
+ * back to it), take the replica out while its replay is paused behind the primary, and stay
+ * ready (`read-only`) while the primary is stopped, its reads still answered by the replica.
  *
  * The clusters are its own whichever database the suite's pass uses, so it runs in both.
  */
@@ -13,7 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseStatus } from '../../src/db/replicas.ts';
 import { onConnection } from '../helpers/database.ts';
 import { fillScratchDatabase, SCRATCH_DATABASE as DATABASE } from '../helpers/scratch-database.ts';
-import { childEnv, freePort, startNode, type StartedProcess } from '../helpers/process.ts';
+import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
+import {
+  childEnv,
+  freePort,
+  jsonLogLines,
+  startNode,
+  type StartedProcess,
+} from '../helpers/process.ts';
 import { parseExposition, valueOf } from '../helpers/prometheus.ts';
 import {
   createScratchCluster,
@@ -262,5 +270,44 @@ describe('reads from a streaming replica', () => {
     );
     expect(lag?.labels).toEqual({ database: 'replica-1' });
     expect(lag!.value).toBeLessThanOrEqual(MAX_LAG_MS / 1000);
+  });
+
+  it('stays ready, read-only, while the primary is down: reads answered, writes refused', async () => {
+    await untilReplica('serving');
+    await primary!.stop();
+    try {
+      const readOnly = await waitFor('/readyz read-only', async () => {
+        const response = await fetch(`${base}/readyz`);
+        const body = (await response.json()) as { status: string; databases: DatabaseStatus[] };
+        return response.status === 200 && body.status === 'read-only' ? body : undefined;
+      });
+      expect(readOnly.databases).toEqual([
+        expect.objectContaining({ name: 'primary', state: 'unreachable', reason: 'ECONNREFUSED' }),
+        expect.objectContaining({ name: 'replica-1', state: 'serving' }),
+      ]);
+      for (const request of REQUESTS) expect(await send(request())).toBe(200);
+      // A write needs the primary: the token endpoint reads its clients there.
+      const token = await fetch(`${base}${TOKEN_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=demo-partner&client_secret=guess',
+      });
+      expect(token.status).toBe(503);
+      expect(token.headers.get('retry-after')).not.toBeNull();
+    } finally {
+      await primary!.start();
+    }
+    await waitFor('/readyz ready', async () => {
+      const response = await fetch(`${base}/readyz`);
+      return response.status === 200 &&
+        ((await response.json()) as { status: string }).status === 'ready'
+        ? true
+        : undefined;
+    });
+    const warnings = jsonLogLines(gateway!).filter((line) =>
+      String(line.msg).startsWith('readiness: the primary is unreachable'),
+    );
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: 40, reason: 'ECONNREFUSED' });
   });
 });
