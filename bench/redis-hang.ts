@@ -4,9 +4,10 @@
  * limits, under a closed-loop load (16 connections) of GraphQL requests, each looked up in
  * the cache, executed and stored, and counted against a rate limit too high to refuse any.
  * The Redis runs for 10 s, hangs (SIGSTOP) for 10 s, and runs again (SIGCONT) for 10 s;
- * printed per phase: requests a second, latency percentiles and the answers by status, and
- * the service's Redis log lines. `node --import tsx bench/redis-hang.ts [--database
- * postgres://…] [--connections N] [--command-timeout MS]`.
+ * printed per phase (the answers that came in it): requests a second, latency percentiles, how
+ * many waited the command timeout or longer, the answers by status, and the service's Redis
+ * log lines.
+ * `node --import tsx bench/redis-hang.ts [--database URL] [--connections N] [--command-timeout MS]`.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,8 +27,9 @@ const { values } = parseArgs({
   },
 });
 
+/** One answer: when it came (ms from the start), how long it took, its status. */
 interface Sample {
-  at: number;
+  answeredAt: number;
   ms: number;
   status: string;
 }
@@ -49,8 +51,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 }
 
+/** The answers that came in a phase; `waited`: how many took the command timeout or more. */
 function summary(samples: Sample[], fromMs: number, toMs: number) {
-  const inPhase = samples.filter(({ at }) => at >= fromMs && at < toMs);
+  const inPhase = samples.filter(({ answeredAt }) => answeredAt >= fromMs && answeredAt < toMs);
   const latencies = inPhase.map(({ ms }) => ms).sort((a, b) => a - b);
   const statuses: Record<string, number> = {};
   for (const { status } of inPhase) statuses[status] = (statuses[status] ?? 0) + 1;
@@ -61,6 +64,7 @@ function summary(samples: Sample[], fromMs: number, toMs: number) {
     p50: round(percentile(latencies, 50)),
     p99: round(percentile(latencies, 99)),
     max: round(latencies.at(-1) ?? NaN),
+    waited: latencies.filter((ms) => ms >= Number(values['command-timeout'])).length,
     statuses,
   };
 }
@@ -116,7 +120,8 @@ try {
       } catch (error) {
         status = `failed: ${String((error as Error).cause ?? error)}`;
       }
-      samples.push({ at: started - origin, ms: performance.now() - started, status });
+      const answered = performance.now();
+      samples.push({ answeredAt: answered - origin, ms: answered - started, status });
     }
   });
 
