@@ -24,7 +24,7 @@ import { createHandlerTable } from './http/handlers.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
 import { fetchEntry, nodeListener } from './http/entries.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
-import { createReadiness } from './http/readiness.ts';
+import { createReadiness, type ReadinessDependencies } from './http/readiness.ts';
 import { createRouter } from './http/router.ts';
 import type { Logger } from './logger.ts';
 import { createMetrics, type AppMetrics } from './metrics.ts';
@@ -45,9 +45,11 @@ export interface AppDependencies {
   logger: Logger;
   /** True once the process is shutting down (src/cli/serve.ts): /readyz then answers 503. */
   draining?: () => boolean;
+  /** With WORKERS above 1, workers that cannot start (src/cli/workers.ts): /readyz says so. */
+  workerFault?: ReadinessDependencies['workerFault'];
 }
 
-export function createApp({ config, database, logger, draining }: AppDependencies) {
+export function createApp({ config, database, logger, draining, workerFault }: AppDependencies) {
   database.limitStatements(config.statementTimeoutMs);
   const metrics = createMetrics(database, config.buildCommit);
   const redis = openRedisConnections(
@@ -81,7 +83,7 @@ export function createApp({ config, database, logger, draining }: AppDependencie
   const table = createHandlerTable({
     yoga,
     rest: new RestEngine(yoga, restRoutes),
-    readiness: createReadiness({ database, logger, draining }),
+    readiness: createReadiness({ database, logger, draining, workerFault }),
     metrics,
     // The OpenAPI document of the routes served here, built once; /docs browses it.
     docs: createDocsPages(

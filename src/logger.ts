@@ -6,9 +6,10 @@ export type { Logger };
 
 /**
  * JSON lines on stdout, one event per line, ready for any log shipper; or, for a person at a
- * terminal, pino-pretty's readable lines (LOG_FORMAT). Every line logged while a request is
- * served carries its `requestId` (request-log.ts). `destination` replaces stdout: a stream
- * (tests), or stderr for a command whose stdout is its result.
+ * terminal, pino-pretty's readable lines (LOG_FORMAT). Every line carries the process's
+ * `pid`, and every line logged while a request is served its `requestId` (request-log.ts).
+ * `destination` replaces stdout: a stream (tests), or stderr for a command whose stdout is
+ * its result.
  */
 export function createLogger(
   config: Pick<Config, 'logLevel' | 'logFormat'>,
@@ -16,7 +17,8 @@ export function createLogger(
 ): Logger {
   const options = {
     level: config.logLevel,
-    base: { service: 'catalogue-gateway' },
+    // The process on every line: with WORKERS above 1, which worker (or the primary) said it.
+    base: { service: 'catalogue-gateway', pid: process.pid },
     mixin: currentRequestId,
     serializers: { err: withSourceClassName },
   };
@@ -35,11 +37,31 @@ export function createLogger(
  * stdout written asynchronously: a line per request written synchronously was a system call
  * on the request's path; now lines logged while a write is under way go out together with
  * the next one, and none waits longer than that write. pino writes what is left when the
- * process exits (`logger.flush` on a drained shutdown, its exit hook otherwise), so only a
+ * process exits (`afterLastLine` before a deliberate exit, its exit hook otherwise), so only a
  * process killed outright can lose the lines of its last write.
  */
 function stdoutLines(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+  const stream = pino.destination({ dest: 1, sync: false });
+  endedBeforeExit.add(stream);
+  return stream;
+}
+
+/**
+ * Asynchronous stdout streams, which `afterLastLine` ends rather than flushes: their `flush`
+ * calls back at once, while a write may still be under way in libuv's threads, and an exit
+ * then loses it (the last line of a failing start, on a busy machine). Ending one waits for
+ * that write; stdout itself stays open.
+ */
+const endedBeforeExit = new WeakSet<object>();
+
+/** Calls `done` (an exit) once every line logged so far is written. */
+export function afterLastLine(logger: Logger, done: () => void): void {
+  const stream = (logger as unknown as Record<symbol, ReturnType<typeof pino.destination>>)[
+    pino.symbols.streamSym
+  ];
+  if (stream === undefined || !endedBeforeExit.has(stream)) return logger.flush(() => done());
+  stream.once('close', done);
+  stream.end();
 }
 
 /**

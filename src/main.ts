@@ -7,7 +7,7 @@
  *   feed              apply a shop's full feed from a file
  *   documents         add and list the trusted documents /graphql runs by id
  * `<command> --help` lists a command's options and environment variables; src/cli/errors.ts
- * says how each failure ends (one line, exit code 1 or 2).
+ * says how each failure ends (a log line or a line on stderr, exit code 1 or 2).
  */
 import { loadConfig, type Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -20,7 +20,7 @@ import {
   type OptionSpec,
   type ParsedValues,
 } from './cli/command-line.ts';
-import { exitOnFailure, UsageError } from './cli/errors.ts';
+import { exitLoggingFailure, exitOnFailure, logCrashes, UsageError } from './cli/errors.ts';
 import {
   ADD_PARTNER,
   ADD_DOCUMENTS,
@@ -62,8 +62,15 @@ function command<Options extends Record<string, OptionSpec>>(
       const { values, operands } = readCommandLineWithOperands(spec, args);
       const config = loadConfig();
       const run = await load();
-      const logger = createLogger(config, spec.logsToStderr ? 'stderr' : undefined);
-      await run(config, logger, values, operands);
+      if (spec.logsToStderr) {
+        return run(config, createLogger(config, 'stderr'), values, operands);
+      }
+      // The service and its deploy steps end a failure, or a crash, with their last log line.
+      const logger = createLogger(config);
+      logCrashes(logger);
+      await run(config, logger, values, operands).catch((error: unknown) =>
+        exitLoggingFailure(logger, error),
+      );
     },
   };
 }

@@ -21,11 +21,15 @@ export interface RequestRecord {
   /** The client's mistake a 4xx answers (a rejected document, say): its code and message. */
   error?: { code: string; message: string };
   /**
-   * A token request's client id, whether or not it authenticated, and the address it came
-   * from: what finds a targeted client, and who targets it, in the logs.
+   * The address the request came from, as TRUST_PROXY lets the service believe it (the one
+   * rate limits count): what finds an address to block in the logs.
+   */
+  clientIp?: string;
+  /**
+   * A token request's client id, whether or not it authenticated: with `clientIp`, what finds
+   * a targeted client, and who targets it, in the logs.
    */
   tokenClientId?: string;
-  clientIp?: string;
   /**
    * Set once the request is answered: what it started and outlives it (a pooled connection
    * that fails later, say) logs under no request id rather than a stale one.
@@ -50,12 +54,10 @@ export function currentRequestId(): { requestId?: string } {
   return record === undefined || record.answered ? {} : { requestId: record.requestId };
 }
 
-/** Notes the client id (as a log may show it) and address of the token request being served. */
-export function noteTokenRequest(tokenClientId: string, clientIp: string | undefined): void {
+/** Notes the client id (as a log may show it) the token request being served names. */
+export function noteTokenRequest(tokenClientId: string): void {
   const record = serving.getStore();
-  if (record === undefined) return;
-  record.tokenClientId = tokenClientId;
-  record.clientIp = clientIp;
+  if (record !== undefined) record.tokenClientId = tokenClientId;
 }
 
 /** Notes a response cache lookup made for the request being served. */
@@ -93,7 +95,7 @@ export type RequestLog = (record: RequestRecord, outcome: RequestOutcome) => voi
 export function createRequestLog(logger: Logger, sampleRate: number): RequestLog {
   return (record: RequestRecord, outcome: RequestOutcome): void => {
     if (outcome.status < 400 && !(Math.random() < sampleRate)) return;
-    const { requestId, route, clientId, cache, tokenClientId, clientIp, error } = record;
+    const { requestId, route, clientIp, clientId, cache, tokenClientId, error } = record;
     const { method, path, status, bytes } = outcome;
     const line = {
       requestId,
@@ -103,10 +105,10 @@ export function createRequestLog(logger: Logger, sampleRate: number): RequestLog
       status,
       ms: Math.round(outcome.seconds * 10_000) / 10,
       bytes,
+      clientIp,
       clientId,
       cache,
       tokenClientId,
-      clientIp,
       error,
     };
     logger[status >= 500 ? 'warn' : 'info'](line, `${method} ${path} ${status}`);

@@ -1,6 +1,8 @@
 /**
  * Every migration, by name, in the order they run. A new migration file is added here too
  * (test/migrations.test.ts fails when a file in this folder is missing from the list).
+ * docs/operations.md, "Upgrades and rollbacks", says what a migration may change, and when one
+ * must declare `oldestRelease`.
  */
 import type { Migration } from 'kysely';
 import * as catalogue from './0001_catalogue.ts';
@@ -16,7 +18,18 @@ import * as feedRuns from './0010_feed_runs.ts';
 import * as trustedDocuments from './0011_trusted_documents.ts';
 import * as gtin14Unique from './0012_gtin14_unique.ts';
 
-export const migrations: Record<string, Migration> = {
+export interface CatalogueMigration extends Migration {
+  /**
+   * A contract migration's: the oldest release (package.json's version) that runs on the
+   * schema once it is applied. Absent on an expand migration, which every release that ran
+   * before it survives.
+   */
+  readonly oldestRelease?: string;
+}
+
+export type MigrationList = Readonly<Record<string, CatalogueMigration>>;
+
+export const migrations: MigrationList = {
   '0001_catalogue': catalogue,
   '0002_price_trend_order_index': priceTrendOrderIndex,
   '0003_summary_name_vectors': summaryNameVectors,

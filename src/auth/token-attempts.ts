@@ -5,7 +5,8 @@
  * failure; past a key's free failures, each further one holds the key back for a delay that
  * starts at a second and doubles, up to a cap. A guesser at one address is slowed hard, one
  * spread over many addresses pays at each of them, and the right secret from an address that
- * has not failed is never refused, whatever other addresses did.
+ * has not failed is never refused, whatever other addresses did. A key's first delay in its
+ * window is logged, naming the address (and the client id, for a pair): who is held back.
  *
  * A client id is public, so failures naming it never refuse anything: they are counted only to
  * warn (a log line naming the id, and a metric) when one id draws many in a window.
@@ -70,11 +71,19 @@ const PENDING_RETRY_MS = 1000;
  */
 const PENDING_WINDOW_SECONDS = 60;
 
+/** Who failed: the client id as sent, and the address. */
+interface FailureSource {
+  clientId: string;
+  clientIp: string | undefined;
+}
+
 /** Doubling beyond this would pass any cap the configuration allows. */
 const MAX_DOUBLINGS = 30;
 
 /** One kind of key (IPs, IP and client id pairs): its free failures, counts and delays. */
 interface FailureKind {
+  /** What its keys are, as the log line that tells a key's first delay says. */
+  heldBack: 'address' | 'address and client id';
   free: number;
   failures: LimitCounter;
   /** Attempts under way: each may yet fail, so each holds a failure's place until it ends. */
@@ -88,6 +97,20 @@ interface FailureKind {
  */
 function clientKey(clientId: string): string {
   return createHash('sha256').update(clientId).digest('base64url');
+}
+
+/** The delay a key's `failures`-th failure in its window earns, in seconds: 1, 2, 4, … */
+function delayAfter(failures: number, free: number, maxDelaySeconds: number): number {
+  const beyond = failures - free;
+  if (beyond < 0) return 0;
+  return Math.min(maxDelaySeconds, 2 ** Math.min(beyond, MAX_DOUBLINGS));
+}
+
+/** Who a key's delay holds back: an address, or an address sending one client id. */
+function heldBack(kind: FailureKind, { clientId, clientIp }: FailureSource) {
+  return kind.heldBack === 'address'
+    ? { heldBack: kind.heldBack, clientIp }
+    : { heldBack: kind.heldBack, clientIp, tokenClientId: loggableClientId(clientId) };
 }
 
 export function createTokenAttemptLimiterFromConfig(
@@ -117,22 +140,16 @@ export function createTokenAttemptLimiter(
   options: TokenAttemptLimiterOptions,
 ): TokenAttemptLimiter {
   const { counters, windowSeconds, maxDelaySeconds, signals } = options;
-  const kind = (name: string, free: number): FailureKind => ({
+  const kind = (name: string, heldBack: FailureKind['heldBack'], free: number): FailureKind => ({
+    heldBack,
     free,
     failures: counters.counter(`token-failures:${name}`, windowSeconds),
     pending: counters.counter(`token-pending:${name}`, PENDING_WINDOW_SECONDS),
     delays: counters.holds(`token-delays:${name}`),
   });
-  const byIp = kind('ip', options.failuresPerIp);
-  const byIpAndClient = kind('ip-client', options.failuresPerIpAndClient);
+  const byIp = kind('ip', 'address', options.failuresPerIp);
+  const byIpAndClient = kind('ip-client', 'address and client id', options.failuresPerIpAndClient);
   const byClient = counters.counter('token-failures:client', windowSeconds);
-
-  /** The delay a key's `failures`-th failure in its window earns, in seconds: 1, 2, 4, … */
-  function delayAfter(failures: number, free: number): number {
-    const beyond = failures - free;
-    if (beyond < 0) return 0;
-    return Math.min(maxDelaySeconds, 2 ** Math.min(beyond, MAX_DOUBLINGS));
-  }
 
   /**
    * Milliseconds until `key` may try again; 0 when it may now. Its place is taken first and
@@ -148,10 +165,18 @@ export function createTokenAttemptLimiter(
     return underWay.points <= Math.max(1, free - failed.points) ? 0 : PENDING_RETRY_MS;
   }
 
-  async function countFailure(key: string, { free, failures, delays }: FailureKind) {
-    const { points } = await failures.add(key);
-    const seconds = delayAfter(points, free);
-    if (seconds > 0) await delays.hold(key, seconds);
+  /** Counts a failure against `key`; its first delay in a window is logged, naming who. */
+  async function countFailure(key: string, kind: FailureKind, who: FailureSource) {
+    const { points } = await kind.failures.add(key);
+    const seconds = delayAfter(points, kind.free, maxDelaySeconds);
+    if (seconds === 0) return;
+    await kind.delays.hold(key, seconds);
+    if (points !== kind.free) return; // the failure that used up the free ones
+    // Routine (a partner's typo earns one too): at info, the targeted client's warning apart.
+    signals?.logger.info(
+      { ...heldBack(kind, who), failures: points, delaySeconds: seconds, windowSeconds },
+      'token requests: an address is held back after failed authentications',
+    );
   }
 
   /** Counts a failure against the client id it named: a warning once a window, no refusal. */
@@ -198,7 +223,7 @@ export function createTokenAttemptLimiter(
         // in between.
         if (failed) {
           await Promise.all([
-            ...limited.map(([key, kind]) => countFailure(key, kind)),
+            ...limited.map(([key, kind]) => countFailure(key, kind, { clientId, clientIp })),
             signalClient(clientId, clientIp),
           ]);
         }

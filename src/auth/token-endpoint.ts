@@ -99,7 +99,7 @@ export async function handleTokenRequest(
     const form = await readForm(request);
     requireClientCredentialsGrant(form);
     const credentials = credentialsOf(request, form);
-    noteTokenRequest(loggableClientId(credentials.clientId), deps.clientIp);
+    noteTokenRequest(loggableClientId(credentials.clientId));
     const client = await authenticateWithinLimits(deps, credentials);
     if (!client) clientAuthenticationFailed(credentials.method);
     const token = await issueToken(deps.config, client, deps);

@@ -72,7 +72,7 @@ export async function withMigratedDatabase<T>(
 ): Promise<T> {
   const database = await openCommandDatabase(config, logger, command);
   try {
-    const applied = await migrateToLatest(database.db);
+    const applied = await migrateToLatest(database.db, { logger });
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
     return await work(database);
   } finally {

@@ -7,7 +7,7 @@ import { openCommandDatabase } from './database.ts';
 export async function migrate(config: Config, logger: Logger): Promise<void> {
   const database = await openCommandDatabase(config, logger, 'migrate');
   try {
-    const applied = await migrateToLatest(database.db);
+    const applied = await migrateToLatest(database.db, { logger });
     logger.info({ migrations: applied }, applied.length ? 'migrations applied' : 'up to date');
   } finally {
     await database.close();

@@ -17,7 +17,7 @@ export async function seed(
 
   const database = await openCommandDatabase(config, logger, 'seed');
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, { logger });
     if (!values.force && !(await isCatalogueEmpty(database))) {
       throw new UsageError('the catalogue is not empty; pass --force to replace it');
     }

@@ -12,22 +12,24 @@ import { createServer, type Server } from 'node:http';
 import { createApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { prepareDatabase } from '../db/bootstrap.ts';
-import type { Logger } from '../logger.ts';
+import { warnOfConnectionBudget } from '../db/connection-budget.ts';
+import { afterLastLine, type Logger } from '../logger.ts';
 import { startCatalogueClock } from './catalogue-clock.ts';
 import { LISTEN_BACKLOG, trackConnections } from './connection-drain.ts';
 import { startOutboxPruning } from './outbox-pruning.ts';
 import { openCommandDatabase } from './database.ts';
 import { CommandError } from './errors.ts';
 import { createStartupResponder } from './startup-responder.ts';
-import { announceReady, onPrimaryGone, superviseWorkers } from './workers.ts';
+import {
+  announceReady,
+  followWorkerFaults,
+  onPrimaryGone,
+  speaksForTheService,
+  superviseWorkersToTheEnd,
+} from './workers.ts';
 
 export async function serve(config: Config, logger: Logger): Promise<void> {
-  if (config.workers > 1 && cluster.isPrimary) {
-    const code = await superviseWorkers(config, logger);
-    logger.info({ code }, 'every worker has stopped');
-    logger.flush(() => process.exit(code));
-    return;
-  }
+  if (config.workers > 1 && cluster.isPrimary) return superviseWorkersToTheEnd(config, logger);
   const startedAt = performance.now();
   const startup = createStartupResponder();
   const server = createServer(startup.listener);
@@ -47,7 +49,14 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   });
   // The catalogue as of now, not as of its seed (docs/api.md, "Clock"), on the primary.
   const clock = config.catalogueClock ? startCatalogueClock(database.db, logger) : undefined;
-  const app = createApp({ config, database, logger, draining: () => connections.draining });
+  if (speaksForTheService()) await warnOfConnectionBudget(database, config, logger);
+  const app = createApp({
+    config,
+    database,
+    logger,
+    draining: () => connections.draining,
+    workerFault: followWorkerFaults(),
+  });
   server.off('request', startup.listener).on('request', app).on('upgrade', app.upgrade);
   const pruning = startOutboxPruning(database.db, config.changesRetentionDays, logger);
   // A queue that cannot start yet retries on its own (src/feeds/run-queue.ts): serving goes on.
@@ -69,7 +78,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   const leave = (code: number) => {
     if (leaving) return;
     leaving = true;
-    logger.flush(() => process.exit(code));
+    afterLastLine(logger, () => process.exit(code));
   };
   const stop = async (signal: string) => {
     if (connections.draining) return;

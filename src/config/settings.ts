@@ -172,6 +172,10 @@ export const SETTINGS = {
     names: ['DATABASE_POOL_SIZE'],
     commands: EVERY_COMMAND,
     meaning: 'connections to the PostgreSQL server',
+    details:
+      'per process, and as many again to each replica; a start warns when all the processes ' +
+      "could open more than a server's `max_connections` (docs/operations.md, " +
+      '"Database connections")',
     parse: integer({ min: 1, max: 200, default: 10 }),
   },
   databaseReplicaUrls: {

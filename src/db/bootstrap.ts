@@ -28,7 +28,7 @@ export async function prepareDatabase(
   options: PreparationOptions = {},
 ): Promise<void> {
   options.onStep?.('migrating');
-  const applied = await migrateToLatest(database.db);
+  const applied = await migrateToLatest(database.db, { logger });
   if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
   if (!config.seedOnEmpty) return;

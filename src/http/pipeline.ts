@@ -119,7 +119,8 @@ export function createPipeline(deps: PipelineDependencies) {
     const { method } = incoming;
     const target = readRequestTarget(method, incoming.target);
     const requestId = requestIdOf(incoming.givenRequestId);
-    const record: RequestRecord = { requestId, route: UNMATCHED };
+    const source = deps.sourceOf(incoming.node);
+    const record: RequestRecord = { requestId, route: UNMATCHED, clientIp: source.clientIp };
     let response: Response;
     if (target.form !== 'resource') {
       response = nonResourceResponse(target, method, requestId);
@@ -133,7 +134,7 @@ export function createPipeline(deps: PipelineDependencies) {
           request: incoming.requestFor(target.url),
           url: target.url,
           requestId,
-          source: deps.sourceOf(incoming.node),
+          source,
           caller: ANONYMOUS,
           pathParams,
         };

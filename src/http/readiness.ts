@@ -1,6 +1,7 @@
 /**
- * `/readyz`: ready when the database answers, every migration has been applied and every
- * table is there. Never a 500: whatever fails here, a load balancer should stop sending.
+ * `/readyz`: ready when the database answers, every migration has been applied, every table
+ * is there and, with WORKERS above 1, no worker fails to start. Never a 500: whatever fails
+ * here, a load balancer should stop sending.
  *
  * With replicas, ready means reads are served (docs/operations.md, "Read replicas"): a primary
  * that cannot be reached while a replica serves leaves the process ready, `read-only` in the
@@ -24,6 +25,19 @@ export interface ReadinessDependencies {
   logger: Logger;
   /** True once the process is shutting down: accepted requests are still answered. */
   draining?: () => boolean;
+  /** With WORKERS above 1, workers that cannot start, as the primary last told. */
+  workerFault?: () => WorkerFault | undefined;
+}
+
+/** Workers that cannot start (src/cli/workers.ts): what /readyz reports of them. */
+export interface WorkerFault {
+  /** How many workers' places have no worker serving, their last start having failed. */
+  workersNotStarting: number;
+  /** Failed starts since the first of them. */
+  failedStarts: number;
+  since: string;
+  /** The last failed start: the worker's process, its exit, and its reason as it logged it. */
+  last: { workerPid?: number; code: number | null; signal: string | null; reason?: string };
 }
 
 /** Why the database behind `db` cannot serve: a 503 answer, or undefined when it can. */
@@ -58,7 +72,12 @@ function primaryOutages(logger: Logger) {
   };
 }
 
-export function createReadiness({ database, logger, draining }: ReadinessDependencies) {
+export function createReadiness({
+  database,
+  logger,
+  draining,
+  workerFault,
+}: ReadinessDependencies) {
   const primary = primaryOutages(logger);
   const withReplicas = database.databases().length > 1;
 
@@ -84,6 +103,15 @@ export function createReadiness({ database, logger, draining }: ReadinessDepende
 
   return async function readiness(): Promise<Response> {
     if (draining?.()) return jsonResponse(503, { status: 'draining' });
+    // The workers still serving answer for the one that cannot start, or nobody would see it.
+    const fault = workerFault?.();
+    if (fault) {
+      return jsonResponse(503, {
+        status: 'unavailable',
+        reason: 'a worker cannot start',
+        worker: fault,
+      });
+    }
     try {
       const refused = await unservable(database.db, logger);
       if (refused !== undefined) return refused;
@@ -111,7 +139,7 @@ export const READINESS_OPENAPI: OpenApiPaths = {
     get: operational(
       'readyz',
       'Readiness',
-      'Ready when the database answers, every migration has been applied and every table is there. With replicas, ready while reads are served: a primary that cannot be reached while a replica serves is `read-only`, still 200.',
+      'Ready when the database answers, every migration has been applied, every table is there and, with WORKERS above 1, every worker starts. With replicas, ready while reads are served: a primary that cannot be reached while a replica serves is `read-only`, still 200.',
       {
         '200': jsonAnswer(
           'Ready: `ready`, or with replicas `read-only` (the primary unreachable: reads are served by a replica, writes fail with 503).',
@@ -145,7 +173,7 @@ export const READINESS_OPENAPI: OpenApiPaths = {
           },
         ),
         '503': jsonAnswer(
-          'Not ready: migrations pending, tables missing, the database unreachable, or the process shutting down (`draining`: requests already accepted are still answered).',
+          'Not ready: migrations pending, tables missing, the database unreachable, a worker that cannot start (WORKERS above 1), or the process shutting down (`draining`: requests already accepted are still answered).',
           {
             type: 'object',
             required: ['status'],
@@ -154,6 +182,30 @@ export const READINESS_OPENAPI: OpenApiPaths = {
               pendingMigrations: { type: 'array', items: { type: 'string' } },
               reason: { type: 'string' },
               missing: { type: 'array', items: { type: 'string' } },
+              worker: {
+                description:
+                  'With WORKERS above 1, when a worker cannot start (reason `a worker cannot start`): how many places have no worker serving, the failed starts since when, and the last one: its process, exit code or signal, and the reason it logged.',
+                type: 'object',
+                required: ['workersNotStarting', 'failedStarts', 'since', 'last'],
+                properties: {
+                  workersNotStarting: { type: 'integer' },
+                  failedStarts: { type: 'integer' },
+                  since: {
+                    type: 'string',
+                    description: 'When the first of them failed (ISO 8601).',
+                  },
+                  last: {
+                    type: 'object',
+                    required: ['code', 'signal'],
+                    properties: {
+                      workerPid: { type: 'integer' },
+                      code: { type: ['integer', 'null'] },
+                      signal: { type: ['string', 'null'] },
+                      reason: { type: 'string' },
+                    },
+                  },
+                },
+              },
             },
           },
         ),

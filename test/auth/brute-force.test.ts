@@ -8,12 +8,9 @@
  * counting in this process and in Redis.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import {
   afterAll,
   afterEach,
@@ -42,6 +39,8 @@ import { databaseKind } from '../helpers/database.ts';
 import { sendRaw, serveApp, type ServedApp } from '../helpers/raw-http.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 import { countersInProcess } from '../helpers/limit-counters.ts';
+import { keptLines } from '../helpers/kept-lines.ts';
+import { removeKeys } from '../helpers/redis.ts';
 
 const catalogue = useSeededCatalogue();
 /** A client beside the seeded catalogue's demo client. */
@@ -56,21 +55,6 @@ beforeAll(async () => {
 });
 
 const WINDOW_MS = 15 * 60_000;
-
-/** A logger keeping its lines (info and above), as JSON. */
-function keptLines() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    }),
-  );
-  return { lines, logger };
-}
 
 function limiterOf(options: Partial<TokenAttemptLimiterOptions>) {
   return createTokenAttemptLimiter({
@@ -226,7 +210,7 @@ describe('the attempt limiter', () => {
   });
 
   it("warns once a window when a client id's failures from anywhere reach the threshold, and refuses nothing for it", async () => {
-    const { lines, logger } = keptLines();
+    const { lines, logger } = keptLines('warn');
     const metrics = createMetrics(
       {
         statementCount: () => 0,
@@ -461,14 +445,7 @@ describe.each<{ counted: string; env: Record<string, string> }>([
     });
     afterAll(async () => {
       await served?.close();
-      if (!('REDIS_URL' in env)) return;
-      const redis = new Redis(redisUrl);
-      try {
-        const keys = await redis.keys(`${redisPrefix}*`);
-        if (keys.length > 0) await redis.del(...keys);
-      } finally {
-        redis.disconnect();
-      }
+      if ('REDIS_URL' in env) await removeKeys(redisUrl, redisPrefix);
     });
 
     const token = (from: string, id: string, secret: string) =>

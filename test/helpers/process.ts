@@ -75,8 +75,12 @@ export function startNode(
 
 /** The JSON log lines (LOG_FORMAT=json) a process has written to stdout so far. */
 export function jsonLogLines(started: StartedProcess): Record<string, unknown>[] {
-  return started
-    .stdout()
+  return jsonLines(started.stdout());
+}
+
+/** The JSON lines of a process's output. */
+export function jsonLines(output: string): Record<string, unknown>[] {
+  return output
     .split('\n')
     .filter((line) => line.startsWith('{') && line.endsWith('}'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);

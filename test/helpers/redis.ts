@@ -139,3 +139,14 @@ export async function provideTestRedis(
   }
   return own;
 }
+
+/** Leaves the Redis at `url` as it was before a test: the keys under `prefix` go. */
+export async function removeKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}

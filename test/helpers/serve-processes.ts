@@ -1,16 +1,20 @@
 /**
- * `serve` as real processes on a server database of their own (the run's server, or a scratch
- * cluster in the PGlite pass), their JSON log lines awaited, and a cluster primary's workers.
+ * `serve` as real processes on a server database, as an operator runs it: an empty database
+ * on the run's server (or, in the PGlite pass, on a scratch cluster of its own), the service
+ * started on it with JSON logs, its log lines awaited, and its workers' processes found.
  */
 import { readFile } from 'node:fs/promises';
 import { get } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import { createServerDatabase, dropServerDatabase, serverUrl } from './database.ts';
 import { requirePrerequisite } from './prerequisites.ts';
 import { childEnv, jsonLogLines, startNode, untilOutput, type StartedProcess } from './process.ts';
 import { createScratchCluster, postgresBinDir } from './scratch-cluster.ts';
 
-/** Generous: a start migrates and seeds the sample catalogue (seconds on a quiet machine). */
+/** Generous: a start migrates and may seed the sample catalogue (seconds on a quiet machine). */
 export const PATIENCE_MS = 90_000;
+
+export type LogLine = Record<string, unknown>;
 
 /** An empty database on a server, and how to remove it. */
 export async function emptyServerDatabase(): Promise<{ url: string; remove(): Promise<void> }> {
@@ -27,21 +31,34 @@ export async function emptyServerDatabase(): Promise<{ url: string; remove(): Pr
   return { url: cluster.url(), remove: () => cluster.destroy() };
 }
 
-export type LogLine = Record<string, unknown>;
-
-/** The lines logged with `message`, once there are `count` of them. */
-export function logged(started: StartedProcess, message: string, count = 1): Promise<LogLine[]> {
-  return untilOutput(
-    started,
-    `'${message}' logged ${count} times`,
-    () => {
-      const lines = jsonLogLines(started).filter((line) => line.msg === message);
-      return lines.length >= count ? lines : undefined;
+/**
+ * An empty server database for the tests of the describe calling this, made before them and
+ * removed after them, with every process `serve` started on it.
+ */
+export function useEmptyServerDatabase() {
+  let database: Awaited<ReturnType<typeof emptyServerDatabase>> | undefined;
+  const started: StartedProcess[] = [];
+  beforeAll(async () => {
+    database = await emptyServerDatabase();
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((process) => process.kill()));
+    await database?.remove();
+  });
+  return {
+    get url(): string {
+      return database!.url;
     },
-    PATIENCE_MS,
-  );
+    /** `serve` on it (or on `url`), killed after the tests unless it has stopped. */
+    serve(env: Record<string, string> = {}, url = database!.url): StartedProcess {
+      const process = startServe(url, env);
+      started.push(process);
+      return process;
+    },
+  };
 }
 
+/** `serve` on the database at `databaseUrl`, on a free loopback port, logging JSON lines. */
 export function startServe(databaseUrl: string, env: Record<string, string> = {}): StartedProcess {
   return startNode(
     ['--import', 'tsx', 'src/main.ts', 'serve'],
@@ -53,6 +70,19 @@ export function startServe(databaseUrl: string, env: Record<string, string> = {}
       LOG_REQUEST_SAMPLE_RATE: '0',
       ...env,
     }),
+  );
+}
+
+/** The lines whose message is `message`, once there are `count` of them. */
+export function logged(started: StartedProcess, message: string, count = 1): Promise<LogLine[]> {
+  return untilOutput(
+    started,
+    `'${message}' logged ${count} times`,
+    () => {
+      const lines = jsonLogLines(started).filter((line) => line.msg === message);
+      return lines.length >= count ? lines : undefined;
+    },
+    PATIENCE_MS,
   );
 }
 

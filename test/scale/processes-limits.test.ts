@@ -13,7 +13,7 @@ import { METRICS_PATH } from '../../src/metrics.ts';
 import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { parseExposition, valueOf } from '../helpers/prometheus.ts';
 import { freePort, untilOutput } from '../helpers/process.ts';
-import { provideTestRedis, type TestRedis } from '../helpers/redis.ts';
+import { provideTestRedis, removeKeys, type TestRedis } from '../helpers/redis.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 
 const REDIS_URL = inject('redisUrl');
@@ -65,17 +65,6 @@ async function tokenRequest(service: ServeProcess, clientId: string, ip: string)
 
 const uniquePrefix = () => `test-limits-${randomBytes(4).toString('hex')}:`;
 
-/** Leaves the run's Redis as it was: the keys a describe's processes wrote go. */
-async function removeKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 describe('two processes on one Redis', () => {
   const prefix = uniquePrefix();
   let services: ServeProcess[];
@@ -84,7 +73,7 @@ describe('two processes on one Redis', () => {
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, TOKEN_FAILURES_PER_IP_AND_CLIENT: '2' };
     services = await Promise.all([startService(env), startService(env)]);
   });
-  afterAll(() => removeKeys(prefix));
+  afterAll(() => removeKeys(REDIS_URL, prefix));
 
   it('enforce one request limit per IP between them', async () => {
     const statuses: number[] = [];
@@ -133,7 +122,7 @@ describe('two processes on one Redis, with the response cache on', () => {
     };
     services = await Promise.all([startService(env), startService(env)]);
   });
-  afterAll(() => removeKeys(prefix));
+  afterAll(() => removeKeys(REDIS_URL, prefix));
 
   it('share one cache: what one stored, the other answers from it', async () => {
     const query = '{ product(market: SE, id: 1) { name brand { name } } }';

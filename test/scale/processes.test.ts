@@ -6,15 +6,14 @@
  * both); and WORKERS=2 refused on the embedded database. A fresh database on the run's server,
  * or on a scratch cluster of its own in the PGlite pass.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onConnection } from '../helpers/database.ts';
 import { jsonLogLines, runToEnd, type StartedProcess } from '../helpers/process.ts';
 import {
-  emptyServerDatabase,
   getOnNewConnection,
   logged,
   PATIENCE_MS,
-  startServe,
+  useEmptyServerDatabase,
   workerPids,
 } from '../helpers/serve-processes.ts';
 
@@ -40,19 +39,11 @@ async function status(port: unknown, path: string): Promise<number> {
 }
 
 describe('three processes starting together on an empty database', TEST_PATIENCE, () => {
-  let database: Awaited<ReturnType<typeof emptyServerDatabase>>;
-  const processes: StartedProcess[] = [];
-
-  beforeAll(async () => {
-    database = await emptyServerDatabase();
-  });
-  afterAll(async () => {
-    await Promise.all(processes.map((started) => started.kill()));
-    await database?.remove();
-  });
+  const database = useEmptyServerDatabase();
 
   it('seed once: one seeds under the lock, the others wait and serve its catalogue', async () => {
-    for (let i = 0; i < 3; i++) processes.push(startServe(database.url, { SEED_ON_EMPTY: 'true' }));
+    const processes: StartedProcess[] = [];
+    for (let i = 0; i < 3; i++) processes.push(database.serve({ SEED_ON_EMPTY: 'true' }));
     const listening = await Promise.all(processes.map((started) => logged(started, 'listening')));
 
     const seeders = processes.filter((started) =>
@@ -84,19 +75,10 @@ describe('three processes starting together on an empty database', TEST_PATIENCE
 });
 
 describe('WORKERS=2', TEST_PATIENCE, () => {
-  let database: Awaited<ReturnType<typeof emptyServerDatabase>>;
-  let primary: StartedProcess | undefined;
-
-  beforeAll(async () => {
-    database = await emptyServerDatabase();
-  });
-  afterAll(async () => {
-    await primary?.kill();
-    await database?.remove();
-  });
+  const database = useEmptyServerDatabase();
 
   it('serves one port from two workers, restarts one that dies, and stops both on SIGTERM', async () => {
-    primary = startServe(database.url, {
+    const primary = database.serve({
       WORKERS: '2',
       SEED_ON_EMPTY: 'true',
       // The requests while a worker restarts are as many as it takes: none is rate limited.
@@ -114,7 +96,7 @@ describe('WORKERS=2', TEST_PATIENCE, () => {
     const victim = Number((await workerPids(primary))[0]);
     process.kill(victim, 'SIGKILL');
     const [died] = await logged(primary, 'a worker died; restarting it');
-    expect(died).toMatchObject({ pid: victim, signal: 'SIGKILL' });
+    expect(died).toMatchObject({ workerPid: victim, signal: 'SIGKILL' });
     // Each on a connection of its own, handed out in turn: none reaches the worker starting
     // in the dead one's place before it can serve.
     const replaced = logged(primary, 'listening', 3);
