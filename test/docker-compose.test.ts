@@ -15,6 +15,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { checkTimings, outOfServiceWithinMs, timeoutMs } from './helpers/haproxy.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -73,6 +74,7 @@ interface Service {
   volumes?: string[];
   healthcheck?: Healthcheck;
   restart?: string;
+  stop_grace_period?: string;
 }
 
 interface Compose {
@@ -101,6 +103,23 @@ function environmentOf(service: Service): Env {
 
 /** Compose durations: `1m30s`, `5s`, `500ms`, `2h`. */
 const DURATION = /^(\d+(\.\d+)?(h|m|s|ms|us|ns))+$/;
+
+/** A compose duration in milliseconds. */
+function durationOf(value: string): number {
+  expect(value).toMatch(DURATION);
+  const perUnit: Record<string, number> = {
+    h: 3_600_000,
+    m: 60_000,
+    s: 1000,
+    ms: 1,
+    us: 1e-3,
+    ns: 1e-6,
+  };
+  return [...value.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|ns)/g)].reduce(
+    (total, [, amount, unit]) => total + Number(amount) * perUnit[unit!]!,
+    0,
+  );
+}
 
 function expectWellFormedHealthcheck(healthcheck: Healthcheck | undefined) {
   expect(healthcheck).toBeDefined();
@@ -441,6 +460,38 @@ describe('docker-compose.yml', () => {
       expect((balancer.healthcheck!.test as string[]).join(' ')).toContain(
         `http://127.0.0.1:4000${monitor}`,
       );
+    });
+
+    describe('timed with the gateway', () => {
+      const config = loadConfig({ ...gatewayEnv, TOKEN_SECRET: secret });
+
+      it('takes a stopping gateway out within its shutdown grace, a second to spare', () => {
+        expect(haproxy).toMatch(/^\s*option httpchk GET \/readyz$/m);
+        const outWithin = outOfServiceWithinMs(checkTimings(haproxy));
+        expect(outWithin + 1000).toBeLessThanOrEqual(config.shutdownGraceSeconds * 1000);
+      });
+
+      it("sends a request a stopped gateway refused to the other, and never reuses a gateway's idle connection", () => {
+        expect(Number(/^\s*retries (\d+)$/m.exec(haproxy)?.[1])).toBeGreaterThanOrEqual(1);
+        expect(haproxy).toMatch(/^\s*option redispatch 1$/m);
+        expect(haproxy).toMatch(/^\s*option http-server-close$/m);
+        // Only requests that could not be sent are retried: a feed upload is not idempotent.
+        expect(haproxy).not.toMatch(/^\s*retry-on /m);
+      });
+
+      it('keeps SSE streams and WebSockets open between their keep-alives', () => {
+        // An SSE stream sends a comment every 12 s (graphql-yoga's interval).
+        expect(timeoutMs(haproxy, 'server')).toBeGreaterThanOrEqual(2 * 12_000);
+        expect(timeoutMs(haproxy, 'server')).toBeGreaterThan(config.requestTimeoutMs);
+        expect(timeoutMs(haproxy, 'tunnel')).toBeGreaterThanOrEqual(
+          2 * config.liveKeepAliveSeconds * 1000,
+        );
+      });
+
+      it('lets a gateway finish its grace and its drain before Docker kills it', () => {
+        const shutdownMs = (config.shutdownGraceSeconds + config.shutdownDrainSeconds) * 1000;
+        expect(durationOf(gateway.stop_grace_period ?? '10s')).toBeGreaterThan(shutdownMs);
+      });
     });
 
     it('trusts the balancer, on the private network, for the client address', () => {

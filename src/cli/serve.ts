@@ -1,11 +1,9 @@
 /**
  * `serve`: bind the port first (a port already taken fails at once, before any migration or
  * seeding), answer "starting" on it while the database is prepared, then serve the app until
- * SIGTERM or SIGINT, which drain it: no new connections, /readyz 503, every request already
- * accepted answered (src/cli/connection-drain.ts), then the database closed and exit 0; or,
- * when SHUTDOWN_DRAIN_SECONDS run out first, what was still in flight logged and exit 1.
- * With WORKERS above 1, this process forks that many of these instead (src/cli/workers.ts),
- * and each binds the shared port only once it can serve.
+ * SIGTERM or SIGINT, which stop it gracefully (src/cli/shutdown.ts). With WORKERS above 1,
+ * this process forks that many of these instead (src/cli/workers.ts), and each binds the
+ * shared port only once it can serve.
  */
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
@@ -13,17 +11,17 @@ import { createApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { prepareDatabase } from '../db/bootstrap.ts';
 import { warnOfConnectionBudget } from '../db/connection-budget.ts';
-import { afterLastLine, type Logger } from '../logger.ts';
+import type { Logger } from '../logger.ts';
 import { startCatalogueClock } from './catalogue-clock.ts';
 import { LISTEN_BACKLOG, trackConnections } from './connection-drain.ts';
 import { startOutboxPruning } from './outbox-pruning.ts';
 import { openCommandDatabase } from './database.ts';
 import { CommandError } from './errors.ts';
 import { createStartupResponder } from './startup-responder.ts';
+import { stopOnSignals } from './shutdown.ts';
 import {
   announceReady,
   followWorkerFaults,
-  onPrimaryGone,
   speaksForTheService,
   superviseWorkersToTheEnd,
 } from './workers.ts';
@@ -73,59 +71,14 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
   );
   announceReady();
 
-  let leaving = false;
-  /** Exits once the log lines are written (pino-pretty's worker thread too). */
-  const leave = (code: number) => {
-    if (leaving) return;
-    leaving = true;
-    afterLastLine(logger, () => process.exit(code));
-  };
-  const stop = async (signal: string) => {
-    if (connections.draining) return;
-    const stoppingAt = performance.now();
-    const drainSeconds = config.shutdownDrainSeconds;
-    let waitingFor = 'requests in flight';
-    logger.info({ signal, drainSeconds }, 'shutting down');
-    pruning.stop();
-    const timer = setTimeout(() => {
-      logger.error(
-        { waitingFor, inFlight: connections.inFlight() },
-        `drain time of ${drainSeconds} s ran out; exiting`,
-      );
-      connections.destroyAll();
-      leave(1);
-    }, drainSeconds * 1000);
-    // Subscriptions end first: an open stream is a request the drain would wait for.
-    waitingFor = 'subscriptions to complete';
-    await app.completeSubscriptions();
-    waitingFor = 'requests in flight';
-    await connections.drain(() => logger.info('stopped accepting connections'));
-    waitingFor = 'feed runs to finish or go back to the queue';
-    await app.stopFeedRuns((drainSeconds * 1000) / 2);
-    waitingFor = 'the database to close';
-    clock?.stop();
-    try {
-      // The app's own connections first (Redis, the catalogue changes listener).
-      await app.dispose();
-      await database.close();
-    } catch (error) {
-      logger.error({ err: error }, 'closing the database failed');
-      leave(1);
-      return;
-    }
-    clearTimeout(timer);
-    logger.info(
-      {
-        ms: Math.round(performance.now() - stoppingAt),
-        answeredWhileDraining: connections.answeredWhileDraining(),
-      },
-      'stopped',
-    );
-    leave(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  onPrimaryGone(() => void stop('primary gone'));
+  stopOnSignals({
+    config,
+    logger,
+    connections,
+    app,
+    database,
+    upkeep: { stopAtSignal: () => pruning.stop(), stopBeforeClosing: () => clock?.stop() },
+  });
 }
 
 function boundPort(server: Server, config: Config): number {

@@ -519,12 +519,25 @@ export const SETTINGS = {
       'database cannot interrupt a statement',
     parse: integer({ min: 0, max: 600_000, default: 5_000 }),
   },
+  // The shipped HAProxy takes a gateway out after at most 1 s + 0.5 s + two 2 s checks
+  // (deploy/haproxy/haproxy.cfg): 8 s leaves it a margin, as orchestrators' pre-stop waits do.
+  shutdownGraceSeconds: {
+    names: ['SHUTDOWN_GRACE_SECONDS'],
+    commands: SERVE,
+    meaning: 'how long SIGTERM keeps serving, `/readyz` 503, before the drain begins',
+    details:
+      'so that the load balancer takes the process out first: at least its check interval × ' +
+      'fall plus the checks themselves and a margin ' +
+      '([docs/operations.md](docs/operations.md#shutdown)); 0 for none; SIGINT and a second ' +
+      'signal skip it',
+    parse: integer({ min: 0, max: 600, default: 8 }),
+  },
   shutdownDrainSeconds: {
     names: ['SHUTDOWN_DRAIN_SECONDS'],
     commands: SERVE,
-    meaning: 'how long SIGTERM waits for accepted requests before exiting',
+    meaning: 'how long the drain after the grace waits for accepted requests before exiting',
     details:
-      "SIGINT too; keep it at least `REQUEST_TIMEOUT_MS` and below Docker's " +
+      "keep it at least `REQUEST_TIMEOUT_MS`, and the grace plus the drain below Docker's " +
       '`stop_grace_period`; then the process exits 1, logging what was left',
     // Docker's own grace before SIGKILL is 10 s; docker-compose.yml gives the gateway more.
     // At least 2: the drain gives idle connections, and clients still connecting, 1 s.

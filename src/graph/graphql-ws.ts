@@ -22,7 +22,11 @@ export interface GraphQLWebSocketOptions {
 export interface GraphQLWebSockets {
   /** node:http's 'upgrade' listener: /graphql becomes a graphql-ws socket, anything else closes. */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Closes every socket (1001, going away) and stops accepting new ones. */
+  /**
+   * Stops accepting sockets and closes every one (1001, going away) once its operations have
+   * ended, each with its `complete` sent, or after a second at most. End the live streams
+   * first (src/live/live-prices.ts `completeAll`).
+   */
   close(): Promise<void>;
 }
 
@@ -32,9 +36,16 @@ interface Enveloped {
   subscribe(args: ExecutionArgs): unknown;
 }
 
+/** How long `close` waits for the operations of its sockets to send their `complete`. */
+const COMPLETE_WAIT_MS = 1000;
+
 export function createGraphQLWebSockets(options: GraphQLWebSocketOptions): GraphQLWebSockets {
   const { yoga } = options;
   const sockets = new WebSocketServer({ noServer: true });
+  /** Each socket's operations by id, as graphql-ws holds them until their `complete` is sent. */
+  const operations = new WeakMap<WebSocket, Record<string, unknown>>();
+  const operationsLeft = () =>
+    [...sockets.clients].some((socket) => Object.keys(operations.get(socket) ?? {}).length > 0);
   const connections = new WeakMap<WebSocket, LiveConnection>();
   const connectionOf = (socket: WebSocket) => {
     let connection = connections.get(socket);
@@ -48,6 +59,7 @@ export function createGraphQLWebSockets(options: GraphQLWebSocketOptions): Graph
       subscribe: (args) => (args.rootValue as Enveloped).subscribe(args) as never,
       onSubscribe: async (context, _id, payload) => {
         const { request, socket } = context.extra;
+        operations.set(socket, context.subscriptions);
         const enveloped = yoga.getEnveloped({
           ...context,
           req: request,
@@ -82,6 +94,15 @@ export function createGraphQLWebSockets(options: GraphQLWebSocketOptions): Graph
     },
     // Shutdown closes the sockets first, then the app's disposal again: once is enough (ws
     // answers a second close with "The server is not running").
-    close: () => (closing ??= Promise.resolve(server.dispose())),
+    close: () =>
+      (closing ??= (async () => {
+        // A close before its operation's `complete` reads as a failure to a client: a stream
+        // that ended sends it a few turns later.
+        const until = performance.now() + COMPLETE_WAIT_MS;
+        while (operationsLeft() && performance.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await server.dispose();
+      })()),
   };
 }

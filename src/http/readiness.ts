@@ -173,7 +173,7 @@ export const READINESS_OPENAPI: OpenApiPaths = {
           },
         ),
         '503': jsonAnswer(
-          'Not ready: migrations pending, tables missing, the database unreachable, a worker that cannot start (WORKERS above 1), or the process shutting down (`draining`: requests already accepted are still answered).',
+          'Not ready: migrations pending, tables missing, the database unreachable, a worker that cannot start (WORKERS above 1), or the process shutting down (`draining`: it serves on for its grace, then answers the requests it has accepted).',
           {
             type: 'object',
             required: ['status'],

@@ -7,17 +7,17 @@
  * connection accepted early in a turn that outlasts the idle grace is not closed as idle
  * before the loop has had a turn to read the request its client sent.
  */
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LISTEN_BACKLOG, trackConnections } from '../../src/cli/connection-drain.ts';
 import { startNode, untilOutput, type StartedProcess } from '../helpers/process.ts';
+import { trackedServer } from '../helpers/tracked-server.ts';
 
 /** Longer than the drain's quiet moment (100 ms): a turn of a busy loop. */
 const BUSY_TURN_MS = 150;
 /** Longer than the grace an idle connection gets (1 s). */
 const LONG_TURN_MS = 1200;
+/** How long the listener may stay open while clients keep connecting. */
+const LISTENER_OPEN_MAX_MS = 3000;
 /** How long the first request holds the loop: the other clients connect meanwhile. */
 const HOLD_MS = 1000;
 /** When the other clients connect, after the first request is written. */
@@ -121,11 +121,11 @@ describe('the connection drain on a busy event loop', () => {
    */
   async function drainingServer(options: { drainBefore: boolean; answer?: () => void }) {
     const state = { drained: undefined as Promise<void> | undefined, drainBeganAt: 0 };
-    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const listener = (request: IncomingMessage, response: ServerResponse) => {
       if (!state.drained) {
         const drain = () => {
           state.drainBeganAt = Date.now();
-          state.drained = connections.drain(() => undefined);
+          state.drained = connections.drain(() => undefined, LISTENER_OPEN_MAX_MS);
         };
         if (options.drainBefore) drain();
         busyFor(HOLD_MS);
@@ -134,15 +134,9 @@ describe('the connection drain on a busy event loop', () => {
         options.answer?.();
       }
       response.end(`answer to ${request.url}`);
-    });
-    const connections = trackConnections(server);
-    server.listen({ port: 0, host: '127.0.0.1', backlog: LISTEN_BACKLOG });
-    await once(server, 'listening');
-    cleanups.push(() => {
-      connections.destroyAll();
-      server.close();
-    });
-    return { server, connections, state, port: (server.address() as AddressInfo).port };
+    };
+    const { server, connections, port } = await trackedServer(listener, cleanups);
+    return { server, connections, state, port };
   }
 
   it('answers every connection queued before the drain, though each turn outlasts the quiet moment', async () => {

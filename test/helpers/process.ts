@@ -9,13 +9,24 @@ import path from 'node:path';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 
-/** This process's environment, less anything that would pick another database or mode. */
+/**
+ * This process's environment, less anything that would pick another database or mode, and
+ * with no shutdown grace.
+ */
 export function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'EMBEDDED_DATA_DIR', 'NODE_ENV']) {
     delete env[name];
   }
-  return { ...env, LOG_LEVEL: 'info', SEED_ON_EMPTY: 'false', ...overrides };
+  // No load balancer is in front of a test's process to wait for: SIGTERM drains at once
+  // (the shutdown tests set the grace they test).
+  return {
+    ...env,
+    LOG_LEVEL: 'info',
+    SEED_ON_EMPTY: 'false',
+    SHUTDOWN_GRACE_SECONDS: '0',
+    ...overrides,
+  };
 }
 
 export interface StartedProcess {
@@ -40,7 +51,17 @@ export function startNode(
   env: NodeJS.ProcessEnv,
   tail = Infinity,
 ): StartedProcess {
-  const child = spawn(process.execPath, args, {
+  return startProcess(process.execPath, args, env, tail);
+}
+
+/** Starts `command …args` in the project's directory, as `startNode` starts node. */
+export function startProcess(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  tail = Infinity,
+): StartedProcess {
+  const child = spawn(command, args, {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
