@@ -52,13 +52,7 @@ export interface AppDependencies {
 export function createApp({ config, database, logger, draining, workerFault }: AppDependencies) {
   database.limitStatements(config.statementTimeoutMs);
   const metrics = createMetrics(database, config.buildCommit);
-  const redis = openRedisConnections(
-    config,
-    logger.child({ component: 'redis' }),
-    metrics.redisBreaker,
-  );
-  metrics.watchRedis('response_cache', () => redis.cache?.connected());
-  metrics.watchRedis('rate_limits', () => redis.limits?.connected());
+  const redis = watchedRedisConnections(config, logger, metrics);
   const { responseCache, changes } = createFollowingCache(config, database, logger, metrics, redis);
   const graphiqlAssets = createGraphiQLAssets();
   const live = createLivePrices(changes, database.reads, liveLimits(config), logger, metrics);
@@ -166,6 +160,18 @@ function webSocketsOf(
     clientIpOf: (request) => sourceOf(request).clientIp,
     keepAliveMs: config.liveKeepAliveSeconds * 1000,
   });
+}
+
+/** The app's Redis connections (none without REDIS_URL), their state in the metrics. */
+function watchedRedisConnections(config: Config, logger: Logger, metrics: AppMetrics) {
+  const redis = openRedisConnections(
+    config,
+    logger.child({ component: 'redis' }),
+    metrics.redisBreaker,
+  );
+  metrics.watchRedis('response_cache', () => redis.cache?.connected());
+  metrics.watchRedis('rate_limits', () => redis.limits?.connected());
+  return redis;
 }
 
 function liveLimits(config: Config) {
