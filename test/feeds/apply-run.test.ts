@@ -332,6 +332,34 @@ describe(`applying a feed run on ${databaseKind}`, () => {
     expect(await changeCount()).toBe(changesBefore);
   });
 
+  it("keeps today's history point at the day's lowest price across runs: lower prices lower it, higher ones leave it", async () => {
+    const shopId = await shopWithOffers('gb', 0);
+    const [product] = await productsNotAtShop(db(), shopId, 'gtin', 1);
+    const before = await served(product!.productId, 'gb');
+    const lowest = before.lowest!;
+    const todaysPoint = async () => {
+      const { history } = await served(product!.productId, 'gb');
+      expect(history.at(-1)?.date).toBe(TODAY);
+      return history.at(-1)?.lowestPrice?.value;
+    };
+    const push = (price: number, minutes: number) =>
+      run(shopId, [newItem('history-day', product!, price)], {
+        kind: 'push',
+        now: new Date(NOW.getTime() + minutes * 60_000),
+      });
+
+    await push(Math.round(lowest / 2), 0);
+    expect(await todaysPoint()).toBe(Math.round(lowest / 2));
+    // Dearer than every other offer: the product's lowest price is back, today's point is not.
+    await push(lowest * 2, 10);
+    expect((await served(product!.productId, 'gb')).lowest).toBe(lowest);
+    expect(await todaysPoint()).toBe(Math.round(lowest / 2));
+    await push(Math.round(lowest / 4), 20);
+    expect(await todaysPoint()).toBe(Math.round(lowest / 4));
+    await push(Math.round(lowest / 3), 30);
+    expect(await todaysPoint()).toBe(Math.round(lowest / 4));
+  });
+
   it('serves the sale price while its period includes now, with the regular price as the original', async () => {
     const shopId = await shopWithOffers('dk', 0);
     const products = await productsNotAtShop(db(), shopId, 'gtin', 4);

@@ -141,7 +141,14 @@ async function recordTodaysLowestPrices(
         from price_history ph
         join ${sql.table(RUN_PRODUCTS)} p on p.product_id = ph.product_id
         cross join lateral (select (${day} - ph.first_day) + 1 as position) as today_in_history
-       where ph.market = ${market} and ph.first_day <= ${day}),
+       where ph.market = ${market} and ph.first_day <= ${day}
+         -- Most histories already hold today's point, at or below both prices, in the
+         -- window: left as they are without building their arrays again.
+         and not (position <= cardinality(ph.daily_lowest_prices)
+                  and ph.first_day >= ${windowStart}
+                  and least(ph.daily_lowest_prices[position], p.old_lowest_price,
+                            p.new_lowest_price)
+                      is not distinct from ph.daily_lowest_prices[position])),
     windowed as (
       select product_id, greatest(first_day, ${windowStart}) as first_day,
              prices[greatest(1, ${windowStart} - first_day + 1) :] as prices
