@@ -17,6 +17,7 @@ import * as shopOfferOrderIndex from './0009_shop_offer_order_index.ts';
 import * as feedRuns from './0010_feed_runs.ts';
 import * as trustedDocuments from './0011_trusted_documents.ts';
 import * as gtin14Unique from './0012_gtin14_unique.ts';
+import * as offersShopIndexDropped from './0013_offers_shop_index_dropped.ts';
 
 export interface CatalogueMigration extends Migration {
   /**
@@ -42,4 +43,5 @@ export const migrations: MigrationList = {
   '0010_feed_runs': feedRuns,
   '0011_trusted_documents': trustedDocuments,
   '0012_gtin14_unique': gtin14Unique,
+  '0013_offers_shop_index_dropped': offersShopIndexDropped,
 };
