@@ -6,7 +6,8 @@
  */
 import { createServerAdapter } from '@whatwg-node/server';
 import { createLimitCounters } from './auth/limit-counters.ts';
-import { createRateLimiterFromConfig } from './auth/rate-limiter.ts';
+import { createRateLimiterFromConfig, type RateLimiter } from './auth/rate-limiter.ts';
+import { createSocketAccess } from './auth/socket-access.ts';
 import { createTokenAttemptLimiterFromConfig } from './auth/token-attempts.ts';
 import { createResponseCache } from './cache/response-cache.ts';
 import { followCatalogueChanges } from './changes/catalogue-changes.ts';
@@ -55,7 +56,7 @@ export function createApp({ config, database, logger, draining, workerFault }: A
   const redis = watchedRedisConnections(config, logger, metrics);
   const { responseCache, changes } = createFollowingCache(config, database, logger, metrics, redis);
   const graphiqlAssets = createGraphiQLAssets();
-  const live = createLivePrices(changes, database.reads, liveLimits(config), logger, metrics);
+  const live = createLivePrices(changes, database.db, liveLimits(config), logger, metrics);
   const yoga = createGraphQLServer({
     config,
     reads: database.reads,
@@ -66,12 +67,13 @@ export function createApp({ config, database, logger, draining, workerFault }: A
     logger: logger.child({ component: 'graphql' }),
   });
   const sourceOf = createProxyTrust(config);
-  const webSockets = webSocketsOf(yoga, sourceOf, config);
   const limitCounters = createLimitCounters({
     redis: redis.limits,
     keyPrefix: config.redisKeyPrefix,
     onFallback: metrics.rateLimitFallback,
   });
+  const limiter = createRateLimiterFromConfig(config, limitCounters);
+  const webSockets = webSocketsOf(yoga, sourceOf, limiter, config);
   metrics.watchLiveSubscriptions(live.count);
   const feedRuns = createFeedRuns({ config, database, logger, metrics });
   const table = createHandlerTable({
@@ -98,7 +100,7 @@ export function createApp({ config, database, logger, draining, workerFault }: A
     config,
     route: createRouter(table),
     sourceOf,
-    limiter: createRateLimiterFromConfig(config, limitCounters),
+    limiter,
     metrics,
     requestLog: createRequestLog(logger, config.logRequestSampleRate),
     logger,
@@ -149,14 +151,19 @@ export function createApp({ config, database, logger, draining, workerFault }: A
 
 export type App = ReturnType<typeof createApp>;
 
-/** graphql-ws on /graphql, bounding subscriptions by the client's address as the proxy says. */
+/**
+ * graphql-ws on /graphql: its tokens and request limit those of /graphql over HTTP, its
+ * subscriptions bounded by the client's address as the proxy says.
+ */
 function webSocketsOf(
   yoga: GraphQLServer,
   sourceOf: ReturnType<typeof createProxyTrust>,
+  limiter: RateLimiter,
   config: Config,
 ) {
   return createGraphQLWebSockets({
     yoga,
+    access: createSocketAccess(config, limiter),
     clientIpOf: (request) => sourceOf(request).clientIp,
     keepAliveMs: config.liveKeepAliveSeconds * 1000,
   });

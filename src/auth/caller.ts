@@ -41,12 +41,21 @@ const ANONYMOUS: Caller = { kind: 'anonymous' };
  * added by a proxy, say) counts as no token at all: RFC 6750 section 3.1 treats an unsupported
  * authentication method like none, so it neither breaks public routes nor earns an error code.
  */
-export async function authenticate(
+export function authenticate(
   request: Request,
   config: Pick<Config, 'tokenSecret'>,
   clock: ClockOptions = {},
 ): Promise<Caller> {
-  const header = request.headers.get('authorization')?.trim();
+  return authenticateAuthorization(request.headers.get('authorization'), config, clock);
+}
+
+/** The same verdict from an Authorization value carried elsewhere (a graphql-ws connection's). */
+export async function authenticateAuthorization(
+  authorization: string | null | undefined,
+  config: Pick<Config, 'tokenSecret'>,
+  clock: ClockOptions = {},
+): Promise<Caller> {
+  const header = authorization?.trim();
   if (!header) return ANONYMOUS;
   const [scheme, ...credentials] = header.split(/\s+/);
   if (scheme?.toLowerCase() !== 'bearer') return ANONYMOUS;
@@ -148,7 +157,7 @@ export function rejectInvalidToken(caller: Caller, requestId: string): Response 
  */
 export function rejectInvalidGraphQLToken(caller: Caller): Response | null {
   if (caller.kind !== 'invalid') return null;
-  const message = INVALID_TOKEN_MESSAGES[caller.reason];
+  const message = invalidTokenMessage(caller.reason);
   return graphqlErrorResponse('UNAUTHENTICATED', message, {
     'www-authenticate': bearerChallenge('invalid_token', message),
   });
@@ -160,8 +169,13 @@ const INVALID_TOKEN_MESSAGES: Record<InvalidTokenReason, string> = {
   expired: 'the access token has expired',
 };
 
+/** What a refused token is told, on every route and transport. */
+export function invalidTokenMessage(reason: InvalidTokenReason): string {
+  return INVALID_TOKEN_MESSAGES[reason];
+}
+
 function invalidTokenResponse(reason: InvalidTokenReason, requestId: string): Response {
-  const message = INVALID_TOKEN_MESSAGES[reason];
+  const message = invalidTokenMessage(reason);
   return unauthorized(message, requestId, bearerChallenge('invalid_token', message));
 }
 

@@ -145,7 +145,7 @@ function listenEmbedded(database: DatabaseHandle, heard: (runId: string) => void
 }
 
 /** Outbox rows read again before the last one heard, after a lost connection. */
-const REPLAY_MARGIN_ROWS = 5000;
+export const REPLAY_MARGIN_ROWS = 5000;
 
 /**
  * Where the outbox stands once listening: the first time, its last position (what it holds is

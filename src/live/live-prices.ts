@@ -5,13 +5,20 @@
  * its market, the run's outbox rows are read once and handed to every such subscription in
  * memory; each picks the events it wants into a buffer of its own.
  *
+ * Each committed run reaches a subscription once: a run announced again (the catch-up after a
+ * lost connection replays the runs around the last one heard) is recognised and skipped, and a
+ * run whose rows cannot be read because the database is restarting is read again until it can.
+ *
  * Bounds: subscriptions per connection and per client address; a buffer per subscription
  * (a subscriber that falls that far behind gets one error event and its stream ends, so a
- * slow client never holds a growing queue); and `completeAll` (a shutdown) ends every stream
- * with a regular completion and refuses new ones.
+ * slow client never holds a growing queue; its place is freed at once, whether or not it ever
+ * reads that event); and `completeAll` (a shutdown) ends every stream with a regular
+ * completion and refuses new ones.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
-import type { CatalogueChanges } from '../changes/catalogue-changes.ts';
+import { REPLAY_MARGIN_ROWS, type CatalogueChanges } from '../changes/catalogue-changes.ts';
+import { databaseConnectionFailure } from '../db/connection-errors.ts';
 import {
   findRunProductChanges,
   type ProductChangeRow,
@@ -64,6 +71,19 @@ interface Subscriber {
   end(): void;
 }
 
+/**
+ * Runs remembered as heard: every run a catch-up can announce again lies within its margin of
+ * outbox rows before the last run heard, each run at least one row.
+ */
+const REMEMBERED_RUNS = 2 * REPLAY_MARGIN_ROWS;
+
+/** Reading a run's rows again while the database cannot serve: doubling waits, capped. */
+const READ_RETRY = { firstMs: 100, maxMs: 2_000 };
+
+/**
+ * `db`: where the runs' outbox rows are read; the primary, which has them as soon as the
+ * announcement comes (a replica may not yet).
+ */
 export function createLivePrices(
   changes: CatalogueChanges,
   db: Kysely<Database>,
@@ -74,14 +94,18 @@ export function createLivePrices(
   const subscribers = new Set<Subscriber>();
   const log = logger.child({ component: 'live-prices' });
   const perIp = new Map<string, number>();
+  const heard = recentRuns(REMEMBERED_RUNS);
   let closing = false;
 
   changes.subscribe(async (change) => {
-    const watching = [...subscribers].filter((s) => s.market === change.market);
-    if (watching.length === 0) return;
-    const rows = (await findRunProductChanges(db, change.runId)).filter(
-      (row) => row.market === change.market,
-    );
+    // Announced again by a catch-up: its events went out when it was first heard.
+    if (heard.has(change.runId)) return;
+    const watched = [...subscribers].some((s) => s.market === change.market);
+    if (!watched) return heard.add(change.runId);
+    const read = await readRun(db, change.runId, log, () => closing);
+    if (read === undefined) return;
+    heard.add(change.runId);
+    const rows = read.filter((row) => row.market === change.market);
     if (rows.length === 0) return;
     // Those that subscribed while the rows were read see the run too.
     for (const subscriber of subscribers) {
@@ -151,21 +175,65 @@ export function createLivePrices(
   };
 }
 
+/** The last `capacity` run ids added, oldest forgotten first. */
+function recentRuns(capacity: number) {
+  const runs = new Set<string>();
+  return {
+    has: (runId: string) => runs.has(runId),
+    add(runId: string) {
+      runs.add(runId);
+      if (runs.size > capacity) runs.delete(runs.values().next().value!);
+    },
+  };
+}
+
+/**
+ * The run's rows; read again after a connection failure (a restarting database), until read
+ * or `closing()`, when it answers undefined.
+ */
+async function readRun(
+  db: Kysely<Database>,
+  runId: string,
+  log: Logger,
+  closing: () => boolean,
+): Promise<ProductChangeRow[] | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await findRunProductChanges(db, runId);
+    } catch (error) {
+      if (databaseConnectionFailure(error) === undefined) throw error;
+      if (attempt === 0) {
+        log.warn({ err: error, runId }, 'live prices: could not read a run, reading it again');
+      }
+      await sleep(Math.min(READ_RETRY.firstMs * 2 ** attempt, READ_RETRY.maxMs));
+      if (closing()) return undefined;
+    }
+  }
+}
+
 /**
  * An async iterator fed by `push`, holding at most `bound` events for a consumer that is
- * behind: past it, what is held is dropped and FELL_BEHIND is the last item. `done` runs once
- * the stream has ended, however it ended (the consumer's return, `end`, or falling behind).
+ * behind: past it, what is held is dropped and FELL_BEHIND is the last item. `done` runs once,
+ * as soon as the stream has ended or fallen behind, however it ended (the consumer's return,
+ * `end`, or falling behind: then before the consumer takes FELL_BEHIND, which one that has
+ * stopped reading never does).
  */
 function bufferedStream<Event>(bound: number, signals: LiveSignals, done: () => void) {
   const held: LiveItem<Event>[] = [];
   let waiting: ((result: IteratorResult<LiveItem<Event>>) => void) | undefined;
   let ended = false;
   let finishing = false;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    done();
+  };
 
   const finish = () => {
     if (ended) return;
     ended = true;
-    done();
+    release();
     waiting?.({ value: undefined, done: true });
     waiting = undefined;
   };
@@ -213,6 +281,7 @@ function bufferedStream<Event>(bound: number, signals: LiveSignals, done: () => 
         held.length = 0;
         finishing = true;
         signals.liveSubscriberFellBehind();
+        release();
         deliver(FELL_BEHIND);
         return;
       }

@@ -46,7 +46,7 @@ import {
 import { createScratchCluster, requireServerBinaries } from '../helpers/scratch-cluster.ts';
 import { fillScratchDatabase } from '../helpers/scratch-database.ts';
 import { shopToken } from './shop-client.ts';
-import { feedOfShop, itemsTsv, newItem, productsNotAtShop } from './shop-feed.ts';
+import { feedOfShop, itemsTsv, newItem, productsNotAtShop, swedishShops } from './shop-feed.ts';
 
 requireServerBinaries("the restart case needs PostgreSQL 15's server binaries (initdb, pg_ctl)");
 
@@ -314,17 +314,6 @@ async function runCaughtWriting(
   const runId = await putFeed(service, token, shopId, feed.body);
   await untilRunWaits(db, runId, shopId, true);
   return { shopId, feed, before, service, held, runId };
-}
-
-/** The Swedish shops of the seeded catalogue, each case taking its own. */
-async function swedishShops(db: Kysely<Database>): Promise<number[]> {
-  const rows = await db
-    .selectFrom('shops')
-    .select('id')
-    .where('market', '=', 'se')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => row.id);
 }
 
 describe(`feed runs under faults on ${databaseKind}`, () => {

@@ -35,6 +35,17 @@ function feedGtin(gtin: string | null): string | null {
   return gtin === null ? null : gtin.padStart(14, '0');
 }
 
+/** The seeded catalogue's shops in Sweden, by id. */
+export async function swedishShops(db: Kysely<Database>): Promise<number[]> {
+  const rows = await db
+    .selectFrom('shops')
+    .select('id')
+    .where('market', '=', 'se')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /**
  * The shop's listed offers whose product a feed row can name (a GTIN, or a brand and part
  * number), each as the row that states it: withdrawn offers and offers of products without

@@ -18,11 +18,9 @@ import { loadConfig } from '../../src/config.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { scrape, valueOf } from '../helpers/prometheus.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
-import { shopToken } from '../feeds/shop-client.ts';
 import { feedOfShop } from '../feeds/shop-feed.ts';
-import type { FeedItem } from '../../src/feeds/feed-item.ts';
+import { feedPusher, send, sseEvents, waitUntil } from './live-pushes.ts';
 
-const BASE = 'http://test';
 const QUIET = pino({ level: 'silent' });
 const UNLIMITED = { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0', RATE_LIMIT_CLIENT_PER_MINUTE: '0' };
 
@@ -52,59 +50,11 @@ const PRICE_DROPPED = `subscription($category: String, $least: Float) {
   }
 }`;
 
-/** An item of a shop's feed with its offer and product, and the product's state before. */
-interface Target {
-  shopId: number;
-  item: FeedItem;
-  offerId: number;
-  productId: number;
-  categoryId: number;
-  lowest: number;
-  offerCount: number;
-}
-
-/** Reads `event: next` payloads from an SSE response body, one at a time. */
-function sseEvents(response: Response) {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  // The stream's first chunk (a ping) read at once, as a server writing it to a socket does:
-  // a stream never read would not pass a cancel on to the subscription.
-  const opened = reader.read().then(({ value }) => {
-    text += decoder.decode(value, { stream: true });
-  });
-  return {
-    async next(): Promise<{ event: string; data: any }> {
-      await opened;
-      for (;;) {
-        const end = text.indexOf('\n\n');
-        if (end >= 0) {
-          const block = text.slice(0, end);
-          text = text.slice(end + 2);
-          if (block.startsWith(':')) continue;
-          const event = /^event: (\w+)/m.exec(block)?.[1] ?? '';
-          const data = /^data: ?(.*)$/m.exec(block)?.[1] ?? '';
-          return { event, data: data ? JSON.parse(data) : null };
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`the stream ended; left: ${text}`);
-        text += decoder.decode(value, { stream: true });
-      }
-    },
-    cancel: async () => {
-      await opened;
-      await reader.cancel();
-    },
-  };
-}
-
 describe(`live prices on ${databaseKind}`, () => {
   const catalogue = useSeededCatalogue({ ...UNLIMITED, RESPONSE_CACHE_TTL_SECONDS: '0' });
   let app: App;
   let other: App;
-  let shops: number[] = [];
-  const tokens = new Map<number, string>();
-  let used = 0;
+  const { nextTarget, push } = feedPusher(catalogue);
 
   beforeAll(async () => {
     app = createApp({
@@ -118,99 +68,18 @@ describe(`live prices on ${databaseKind}`, () => {
       logger: QUIET,
     });
     await Promise.all([app.listening, other.listening]);
-    const rows = await catalogue.database.db
-      .selectFrom('shops')
-      .select('id')
-      .where('market', '=', 'se')
-      .orderBy('id')
-      .execute();
-    shops = rows.map((row) => row.id);
   });
   afterAll(async () => {
     await app?.dispose();
     await other?.dispose();
   });
 
-  const send = (path: string, init: RequestInit = {}, through: App = app) =>
-    through.fetch(new Request(`${BASE}${path}`, init));
-
   function subscribe(query: string, variables: Record<string, unknown>, through: App = app) {
-    return send(
-      '/graphql',
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({ query, variables }),
-      },
-      through,
-    );
-  }
-
-  /** A fresh in-stock item of the next shop whose product has an offer at another shop. */
-  async function nextTarget(): Promise<Target> {
-    for (;;) {
-      const shopId = shops[used++ % shops.length]!;
-      const items = (await feedOfShop(catalogue.database.db, shopId)).filter(
-        (item) => item.availability === 'in_stock' && item.sale === null,
-      );
-      for (const item of items.slice(0, 3)) {
-        const offer = await catalogue.database.db
-          .selectFrom('offers')
-          .innerJoin('products', 'products.id', 'offers.product_id')
-          .select(['offers.id', 'offers.product_id', 'products.category_id'])
-          .where('offers.shop_id', '=', shopId)
-          .where('offers.item_id', '=', item.itemId)
-          .executeTakeFirstOrThrow();
-        const { data } = await catalogue.graphql(
-          `query($id: Int!) { product(market: SE, id: $id) {
-             offerSummary { offerCount } lowestOffer { price { value } } } }`,
-          { id: offer.product_id },
-        );
-        const product = data.product;
-        if (!product?.lowestOffer || product.offerSummary.offerCount < 1) continue;
-        return {
-          shopId,
-          item,
-          offerId: offer.id,
-          productId: offer.product_id,
-          categoryId: offer.category_id,
-          lowest: product.lowestOffer.price.value,
-          offerCount: product.offerSummary.offerCount,
-        };
-      }
-    }
-  }
-
-  /** Pushes the item at `price` through the feed routes and waits until the run is applied. */
-  async function push(target: Target, price: number, through: App = app): Promise<void> {
-    let token = tokens.get(target.shopId);
-    if (!token) {
-      token = await shopToken(catalogue.database.db, (p, i) => send(p, i), target.shopId);
-      tokens.set(target.shopId, token);
-    }
-    const { item } = target;
-    const response = await send(
-      `/feeds/shops/${target.shopId}/items?wait=true`,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify([
-          {
-            id: item.itemId,
-            title: item.title,
-            link: item.link,
-            price: `${price.toFixed(2)} SEK`,
-            availability: 'in_stock',
-            gtin: item.gtin,
-            brand: item.brand,
-            mpn: item.mpn,
-          },
-        ]),
-      },
-      through,
-    );
-    expect(response.status).toBe(200);
-    expect((await response.json()).state).toBe('applied');
+    return send(through, '/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query, variables }),
+    });
   }
 
   it('SSE: a push gives lowestPriceChanged and offerChanged with what it changed', async () => {
@@ -226,7 +95,7 @@ describe(`live prices on ${databaseKind}`, () => {
     const offerEvents = sseEvents(offers);
 
     const newPrice = Math.max(1, Math.floor(target.lowest / 2));
-    await push(target, newPrice);
+    await push(target, newPrice, app);
 
     const change = await lowestEvents.next();
     expect(change.event).toBe('next');
@@ -279,7 +148,7 @@ describe(`live prices on ${databaseKind}`, () => {
       // The subscription is open once the server counts it.
       await waitUntil(() => openSubscriptions(app) > 0);
       const newPrice = Math.max(1, Math.floor(target.lowest / 3));
-      await push(target, newPrice);
+      await push(target, newPrice, app);
       const { value } = await first;
       expect((value as any).data.lowestPriceChanged).toMatchObject({
         product: { productId: target.productId },
@@ -320,10 +189,10 @@ describe(`live prices on ${databaseKind}`, () => {
 
     // A fall of about 10 %: under the bound.
     const small = Math.round(target.lowest * 0.9 * 100) / 100;
-    await push(target, small);
+    await push(target, small, app);
     // A fall of more than half.
     const large = Math.max(1, Math.floor(small / 3));
-    await push(target, large);
+    await push(target, large, app);
 
     const { data } = await inCategory.next();
     expect(data.data.priceDropped).toMatchObject({
@@ -359,6 +228,7 @@ describe(`live prices on ${databaseKind}`, () => {
             offerCount: 0,
           },
           1,
+          app,
         );
         const seen = await otherCategory.next();
         expect(seen.data.data.priceDropped.product.productId).toBe(there.product_id);
@@ -482,12 +352,4 @@ describe(`live prices on ${databaseKind}`, () => {
 
 function openSubscriptions(app: App): number {
   return app.liveSubscriptions();
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
