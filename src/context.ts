@@ -30,6 +30,8 @@ export interface LiveSession {
   prices: LivePrices;
   connection: LiveConnection;
   clientIp: string;
+  /** Where its events' statements go: unbound to the request that opened it (loadForRun). */
+  db: Kysely<Database>;
 }
 
 /**
@@ -66,10 +68,18 @@ class RefuseWhenAborted implements KyselyPlugin {
   }
 }
 
+/** Per run (its outbox rows' array): the loaders every subscription's event of it goes through. */
+const runLoads = new WeakMap<object, ReturnType<typeof initContextCache>>();
+
 /**
- * Forgets every row the context's loaders hold. A subscription resolves each event with the
- * one context it was opened with: without this, an event would show the rows of the first.
+ * Points the context's loaders at those of `run`, every subscription of the process sharing
+ * them for that run: its events are resolved with one statement per batch for all of them,
+ * each showing the rows as they were then. A subscription resolves each event with the one
+ * context it was opened with: without this, an event would show the rows of the first. `db`
+ * runs their statements: none may be bound to the request of whichever subscriber loads first.
  */
-export function forgetLoadedRows(context: RequestContext): void {
-  Object.assign(context, initContextCache());
+export function loadForRun(context: RequestContext, run: object, db: Kysely<Database>): void {
+  let loads = runLoads.get(run);
+  if (!loads) runLoads.set(run, (loads = initContextCache()));
+  Object.assign(context, loads, { db });
 }

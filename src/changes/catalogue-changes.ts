@@ -3,19 +3,21 @@
  * run announces itself inside its own transaction (`announceRun`), so the announcement is
  * delivered when the run commits and never for one rolled back. The payload is the run id
  * only (NOTIFY payloads are bounded); a listener reads what the run changed from the outbox.
- * The response cache drops what a run made stale on hearing it; live updates will publish it.
+ * The response cache drops what a run made stale on hearing it; live updates publish it.
  *
  * On a Postgres server each process listens on a connection of its own, outside the pool,
  * reconnecting with backoff when it drops; runs committed while it was down are read back
- * from the outbox when it is up again. The embedded database is one process: PGlite delivers
- * the same notification to its own listeners after the commit.
+ * from the outbox when it is up again, before those announced meanwhile. Each run is followed
+ * once: not again when read back, nor one the outbox held when the process began listening.
+ * The embedded database is one process: PGlite delivers the same notification to its own
+ * listeners after the commit.
  */
 import { sql, type CompiledQuery, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle } from '../db/client.ts';
 import {
   runChange,
-  findRunsSince,
+  runsSince,
   latestChangeSequence,
   type RunChangeRow,
 } from '../db/repositories/catalogue-changes.ts';
@@ -38,7 +40,10 @@ export interface CatalogueChange {
 export type CatalogueChangeHandler = (change: CatalogueChange) => void | Promise<void>;
 
 export interface CatalogueChanges {
-  /** Calls `handler` with each run committed from now on, in the order heard; unsubscribes. */
+  /**
+   * Calls `handler` once with each run committed from now on, in the order heard;
+   * unsubscribes.
+   */
   subscribe(handler: CatalogueChangeHandler): () => void;
   /** Settles once the first attempt to listen has succeeded or failed (tests wait for it). */
   ready: Promise<void>;
@@ -68,7 +73,7 @@ export function followCatalogueChanges(
   delays: ReconnectDelays = DEFAULT_DELAYS,
 ): CatalogueChanges {
   const handlers = new Set<CatalogueChangeHandler>();
-  const heardUpTo: { sequence: string | undefined } = { sequence: undefined };
+  const heardUpTo: HeardUpTo = { sequence: undefined, runs: recentRuns(REMEMBERED_RUNS) };
   // Runs are handled one after the other, in the order heard.
   let handled: Promise<void> = Promise.resolve();
   const heard = (runId: string) => {
@@ -76,6 +81,8 @@ export function followCatalogueChanges(
   };
 
   async function deliver(runId: string): Promise<void> {
+    // Told again by a catch-up, or from before this process listened: followed already.
+    if (heardUpTo.runs.has(runId)) return;
     let row: RunChangeRow | undefined;
     try {
       [row] = await source.read(runChange(database.db, runId));
@@ -83,6 +90,7 @@ export function followCatalogueChanges(
       logger.error({ err: error, runId }, 'catalogue changes: could not read the run’s changes');
       return;
     }
+    heardUpTo.runs.add(runId);
     // A rerun that changed nothing wrote no outbox rows: nothing to follow.
     if (row === undefined || !isMarketCode(row.market)) return;
     if (
@@ -145,46 +153,85 @@ function listenEmbedded(database: DatabaseHandle, heard: (runId: string) => void
 }
 
 /** Outbox rows read again before the last one heard, after a lost connection. */
-export const REPLAY_MARGIN_ROWS = 5000;
+const REPLAY_MARGIN_ROWS = 5000;
 
 /**
- * Where the outbox stands once listening: the first time, its last position (what it holds is
- * the past, nothing to replay); after a lost connection, the runs since the last one heard,
+ * Runs remembered as heard: every run a catch-up can tell again lies within its margin of
+ * outbox rows before the last run heard, each run at least one row.
+ */
+const REMEMBERED_RUNS = 2 * REPLAY_MARGIN_ROWS;
+
+/** How far the follower has heard: the last run's outbox position, and the runs lately heard. */
+interface HeardUpTo {
+  sequence: string | undefined;
+  runs: ReturnType<typeof recentRuns>;
+}
+
+/** The last `capacity` run ids added, oldest forgotten first. */
+function recentRuns(capacity: number) {
+  const runs = new Set<string>();
+  return {
+    has: (runId: string) => runs.has(runId),
+    add(runId: string) {
+      runs.add(runId);
+      if (runs.size > capacity) runs.delete(runs.values().next().value!);
+    },
+  };
+}
+
+/** Runs a compiled statement on the listening connection. */
+async function onConnection<Row>(connection: pg.Client, statement: CompiledQuery<Row>) {
+  return (await connection.query(statement.sql, [...statement.parameters])).rows as Row[];
+}
+
+/**
+ * Where the outbox stands once listening: the first time, its last position, and the runs a
+ * catch-up could tell again are heard (what it holds is the past: no subscriber of this
+ * process is owed their events); after a lost connection, the runs since the last one heard,
  * told to `replay` again. Read on the listening connection itself: the process's own upkeep,
  * none of the pool's (nor of the statements a request is counted by).
  */
 async function catchUp(
   database: DatabaseHandle,
   connection: pg.Client,
-  heardUpTo: { sequence: string | undefined },
+  heardUpTo: HeardUpTo,
   replay: ((runId: string) => void) | undefined,
 ): Promise<void> {
   if (heardUpTo.sequence === undefined) {
-    const latest = latestChangeSequence(database.db);
-    const { rows } = await connection.query<{ sequence: string | null }>(latest.sql, [
-      ...latest.parameters,
-    ]);
-    heardUpTo.sequence = rows[0]?.sequence ?? '0';
+    const [latest] = await onConnection(connection, latestChangeSequence(database.db));
+    const sequence = latest?.sequence ?? '0';
+    const past = runsSince(database.db, sequence, REPLAY_MARGIN_ROWS);
+    for (const { run_id } of await onConnection(connection, past)) heardUpTo.runs.add(run_id);
+    heardUpTo.sequence = sequence;
     return;
   }
   if (replay === undefined) return;
-  for (const runId of await findRunsSince(database.db, heardUpTo.sequence, REPLAY_MARGIN_ROWS)) {
-    replay(runId);
-  }
+  const missed = runsSince(database.db, heardUpTo.sequence, REPLAY_MARGIN_ROWS);
+  for (const { run_id } of await onConnection(connection, missed)) replay(run_id);
+}
+
+/** A connection of the follower's own, on the pool's server and database. */
+function listeningClient(database: DatabaseHandle): pg.Client {
+  return new pg.Client({
+    connectionString: database.pool.options.connectionString,
+    application_name: `${database.applicationName}/listen`,
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
 }
 
 /**
  * A connection of its own (LISTEN holds it for the process's life, which a pooled one must
  * not), reopened after any failure; never throws, never stops the process. After a lost
- * connection the runs since the last one heard are announced again (some twice: following a
- * run must be idempotent).
+ * connection the runs since the last one heard are announced again, before any announced
+ * meanwhile (some twice: following a run must be idempotent).
  */
 function listenOnServer(
   database: DatabaseHandle,
   logger: Logger,
   delays: ReconnectDelays,
   heard: (runId: string) => void,
-  heardUpTo: { sequence: string | undefined },
+  heardUpTo: HeardUpTo,
 ): Source {
   let current: pg.Client | undefined;
   /** `current` once it listens: the connection the follower's own statements run on. */
@@ -196,15 +243,15 @@ function listenOnServer(
   const ready = listening;
 
   async function open(): Promise<void> {
-    const next = new pg.Client({
-      connectionString: database.pool.options.connectionString,
-      application_name: `${database.applicationName}/listen`,
-      connectionTimeoutMillis: 10_000,
-      keepAlive: true,
-    });
+    const next = listeningClient(database);
     current = next;
+    // After a lost connection, the runs announced while the missed ones are read back wait for
+    // them: a run is never followed before an earlier one it missed.
+    let held: string[] | undefined = failures > 0 ? [] : undefined;
     next.on('notification', ({ channel, payload }) => {
-      if (channel === CATALOGUE_CHANGES_CHANNEL && payload) heard(payload);
+      if (channel !== CATALOGUE_CHANGES_CHANNEL || !payload) return;
+      if (held) held.push(payload);
+      else heard(payload);
     });
     next.on('error', (error) => lost(next, error));
     next.on('end', () => lost(next, new Error('the connection ended')));
@@ -225,8 +272,15 @@ function listenOnServer(
     try {
       await catchUp(database, next, heardUpTo, reconnected ? heard : undefined);
     } catch (error) {
+      // Listening again, and trying again, reads them (and the held runs) back.
       logger.error({ err: error }, 'catalogue changes: could not read the runs missed');
+      held = undefined;
+      lost(next, error);
+      return;
     }
+    const waiting = held ?? [];
+    held = undefined;
+    for (const runId of waiting) heard(runId);
   }
 
   function lost(which: pg.Client, error: unknown): void {
@@ -256,8 +310,7 @@ function listenOnServer(
       // While the listening connection is down, the pool's (the runs are replayed anyway).
       const client = connected;
       if (client === undefined) return (await database.db.executeQuery(statement)).rows;
-      const { rows } = await client.query(statement.sql, [...statement.parameters]);
-      return rows;
+      return onConnection(client, statement);
     },
     async close() {
       closed = true;

@@ -1,12 +1,13 @@
 /**
  * What every subscription field shares: its stream from the process's live prices
- * (src/live/live-prices.ts), opened with the subscriber's bounds, each event resolved with
- * fresh loaders, and the error a subscriber that fell behind ends with.
+ * (src/live/live-prices.ts), opened with the subscriber's bounds, each event resolved with the
+ * loaders of its run (shared by every subscription of the process), and the error a subscriber
+ * that fell behind ends with.
  */
-import { forgetLoadedRows, type RequestContext } from '../context.ts';
+import { loadForRun, type RequestContext } from '../context.ts';
 import type { ProductChangeRow } from '../db/repositories/catalogue-changes.ts';
 import { serviceError } from '../errors.ts';
-import { FELL_BEHIND, type LiveItem } from '../live/live-prices.ts';
+import { FELL_BEHIND } from '../live/live-prices.ts';
 import type { MarketCode } from '../markets.ts';
 
 /**
@@ -17,7 +18,7 @@ export function liveEvents<Event>(
   context: RequestContext,
   market: MarketCode,
   select: (rows: readonly ProductChangeRow[]) => Event[],
-): AsyncIterable<LiveItem<Event>> {
+): AsyncIterable<Event | typeof FELL_BEHIND> {
   const live = context.live;
   if (!live) throw serviceError('SERVICE_UNAVAILABLE', 'live updates are not served here');
   const stream = live.prices.open({
@@ -28,18 +29,23 @@ export function liveEvents<Event>(
   });
   return {
     [Symbol.asyncIterator]: () => ({
-      async next() {
+      async next(): Promise<IteratorResult<Event | typeof FELL_BEHIND>> {
         const result = await stream.next();
-        forgetLoadedRows(context);
-        return result;
+        if (result.done) return { value: undefined, done: true };
+        if (result.value === FELL_BEHIND) return { value: FELL_BEHIND, done: false };
+        loadForRun(context, result.value.run, live.db);
+        return { value: result.value.event, done: false };
       },
-      return: () => stream.return!(),
+      return: async () => {
+        await stream.return!();
+        return { value: undefined, done: true };
+      },
     }),
   };
 }
 
 /** The event, or the error that ends the stream of a subscriber that fell behind. */
-export function liveEvent<Event>(item: LiveItem<Event>): Event {
+export function liveEvent<Event>(item: Event | typeof FELL_BEHIND): Event {
   if (item === FELL_BEHIND) {
     throw serviceError(
       'SERVICE_UNAVAILABLE',

@@ -58,7 +58,8 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
       // An SSE subscription is a request of its own; graphql-ws passes its socket's.
       const connection = (liveConnection as LiveConnection | undefined) ?? { open: 0 };
       const ip = typeof clientIp === 'string' ? clientIp : 'unknown';
-      return Object.assign(context, { live: { prices: deps.live, connection, clientIp: ip } });
+      const live = { prices: deps.live, connection, clientIp: ip, db: deps.reads };
+      return Object.assign(context, { live });
     },
     // The schema takes no uploads: a body is JSON, at most GRAPHQL_MAX_BODY_BYTES, refused
     // (413) before it is read further, let alone parsed (useBodySizeLimit, not yoga's own).

@@ -5,9 +5,9 @@
  * its market, the run's outbox rows are read once and handed to every such subscription in
  * memory; each picks the events it wants into a buffer of its own.
  *
- * Each committed run reaches a subscription once: a run announced again (the catch-up after a
- * lost connection replays the runs around the last one heard) is recognised and skipped, and a
- * run whose rows cannot be read because the database is restarting is read again until it can.
+ * Each committed run reaches a subscription once (src/changes/catalogue-changes.ts tells each
+ * run once), and a run whose rows cannot be read because the database is restarting is read
+ * again until it can.
  *
  * Bounds: subscriptions per connection and per client address; a buffer per subscription
  * (a subscriber that falls that far behind gets one error event and its stream ends, so a
@@ -17,7 +17,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
-import { REPLAY_MARGIN_ROWS, type CatalogueChanges } from '../changes/catalogue-changes.ts';
+import type { CatalogueChanges } from '../changes/catalogue-changes.ts';
 import { databaseConnectionFailure } from '../db/connection-errors.ts';
 import {
   findRunProductChanges,
@@ -46,7 +46,16 @@ export interface LiveConnection {
 /** What a subscription yields when it fell more than its buffer behind: its last event. */
 export const FELL_BEHIND = Symbol('fell behind');
 
-export type LiveItem<Event> = Event | typeof FELL_BEHIND;
+/**
+ * An event with its run's rows: one array for every subscription the run reaches, by which
+ * their events share what they load (src/graph/live.ts).
+ */
+export interface RunEvent<Event> {
+  event: Event;
+  run: readonly ProductChangeRow[];
+}
+
+export type LiveItem<Event> = RunEvent<Event> | typeof FELL_BEHIND;
 
 export interface LiveRequest<Event> {
   market: MarketCode;
@@ -71,12 +80,6 @@ interface Subscriber {
   end(): void;
 }
 
-/**
- * Runs remembered as heard: every run a catch-up can announce again lies within its margin of
- * outbox rows before the last run heard, each run at least one row.
- */
-const REMEMBERED_RUNS = 2 * REPLAY_MARGIN_ROWS;
-
 /** Reading a run's rows again while the database cannot serve: doubling waits, capped. */
 const READ_RETRY = { firstMs: 100, maxMs: 2_000 };
 
@@ -94,17 +97,12 @@ export function createLivePrices(
   const subscribers = new Set<Subscriber>();
   const log = logger.child({ component: 'live-prices' });
   const perIp = new Map<string, number>();
-  const heard = recentRuns(REMEMBERED_RUNS);
   let closing = false;
 
   changes.subscribe(async (change) => {
-    // Announced again by a catch-up: its events went out when it was first heard.
-    if (heard.has(change.runId)) return;
-    const watched = [...subscribers].some((s) => s.market === change.market);
-    if (!watched) return heard.add(change.runId);
+    if (![...subscribers].some((s) => s.market === change.market)) return;
     const read = await readRun(db, change.runId, log, () => closing);
     if (read === undefined) return;
-    heard.add(change.runId);
     const rows = read.filter((row) => row.market === change.market);
     if (rows.length === 0) return;
     // Those that subscribed while the rows were read see the run too.
@@ -160,7 +158,7 @@ export function createLivePrices(
             log.error({ err: error }, 'live prices: a subscription failed to pick its events');
             return;
           }
-          for (const event of events) stream.push(event);
+          for (const event of events) stream.push({ event, run: rows });
         },
         end: stream.end,
       };
@@ -171,18 +169,6 @@ export function createLivePrices(
     completeAll() {
       closing = true;
       for (const subscriber of [...subscribers]) subscriber.end();
-    },
-  };
-}
-
-/** The last `capacity` run ids added, oldest forgotten first. */
-function recentRuns(capacity: number) {
-  const runs = new Set<string>();
-  return {
-    has: (runId: string) => runs.has(runId),
-    add(runId: string) {
-      runs.add(runId);
-      if (runs.size > capacity) runs.delete(runs.values().next().value!);
     },
   };
 }
@@ -275,7 +261,7 @@ function bufferedStream<Event>(bound: number, signals: LiveSignals, done: () => 
 
   return {
     iterator,
-    push(event: Event) {
+    push(event: RunEvent<Event>) {
       if (ended || finishing) return;
       if (held.length >= bound) {
         held.length = 0;

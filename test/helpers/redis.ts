@@ -53,13 +53,17 @@ export async function redisAnswers(url: string): Promise<boolean> {
 }
 
 /**
- * Starts `executable` as a Redis on a free loopback port, in a temporary directory, writing
- * nothing to disk. Resolves once it answers, or undefined when the executable is not
- * installed; rejects when it exits before answering.
+ * Starts `executable` as a Redis on a loopback port (`port`, to start one again where it was;
+ * else a free one), in a temporary directory, writing nothing to disk. Resolves once it
+ * answers, or undefined when the executable is not installed; rejects when it exits before
+ * answering.
  */
-async function startRedisServer(executable: string): Promise<OwnRedis | undefined> {
+export async function startRedisServer(
+  executable: string,
+  port?: number,
+): Promise<OwnRedis | undefined> {
   const directory = await mkdtemp(path.join(tmpdir(), 'catalogue-test-redis-'));
-  const port = await freePort();
+  port ??= await freePort();
   const url = `redis://127.0.0.1:${port}`;
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory];
   const server = spawn(executable, [...args, '--save', '', '--appendonly', 'no'], {

@@ -45,21 +45,17 @@ export function latestChangeSequence(db: Kysely<Database>) {
 }
 
 /**
- * The runs with outbox rows past `sequence` less `margin` positions, oldest first. Positions
- * are taken as rows are written, and runs of different shops commit in any order: a run
- * committed late may sit a little before the last position heard, which the margin covers.
+ * The statement of the runs with outbox rows past `sequence` less `margin` positions, oldest
+ * first, compiled for the connection that listens for changes to run itself. Positions are
+ * taken as rows are written, and runs of different shops commit in any order: a run committed
+ * late may sit a little before the last position heard, which the margin covers.
  */
-export async function findRunsSince(
-  db: Kysely<Database>,
-  sequence: string,
-  margin: number,
-): Promise<string[]> {
-  const { rows } = await sql<{ run_id: string }>`
+export function runsSince(db: Kysely<Database>, sequence: string, margin: number) {
+  return sql<{ run_id: string }>`
     select run_id from catalogue_changes
      where sequence > ${sequence}::bigint - ${margin}
      group by run_id
-     order by min(sequence)`.execute(db);
-  return rows.map((row) => row.run_id);
+     order by min(sequence)`.compile(db);
 }
 
 /**

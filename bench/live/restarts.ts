@@ -1,0 +1,320 @@
+/**
+ * Events lost across a restart (the issue's target: 0 for connected subscribers). On a scratch
+ * PostgreSQL cluster of its own with the tests' seeded catalogue, and a Redis of its own that
+ * both gateways use (response cache and limits), two gateway processes: an SSE and a
+ * graphql-ws subscriber on one watch a product, and a shop's client pushes that product's
+ * item to the other, every push at a new, lower price. Pushes go on before the fault, while
+ * it lasts (Postgres or Redis restarted) and after it; a push the gateway refuses stores no
+ * run and is counted apart. Once every run it took has finished, two more runs close the
+ * sequence. Each subscriber must then have one event per run that committed, no more, each
+ * with the lowest price before and after that the run's outbox row records, which must be
+ * what the push set.
+ *
+ * Redis is not on the delivery path (Postgres's NOTIFY and the outbox are): its restart shows
+ * that losing what Redis holds loses no event.
+ */
+import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openDatabase } from '../../src/db/client.ts';
+import { createScratchCluster, type ScratchCluster } from '../../test/helpers/scratch-cluster.ts';
+import { fillScratchDatabase } from '../../test/helpers/scratch-database.ts';
+import { startRedisServer, type TestRedis } from '../../test/helpers/redis.ts';
+import { shopToken, withGateway } from '../feeds/gateway.ts';
+import type { RunningSystem } from '../systems.ts';
+import { eventPrice, watching } from './context.ts';
+import { push, PushRefused, pushTargets, type PushTarget } from './pushes.ts';
+import { sseSubscriber, wsSubscriber, type Subscriber } from './subscribers.ts';
+
+/**
+ * What goes wrong: Postgres stops and starts again (every connection of both gateways lost,
+ * no run commits meanwhile), Redis does, or the subscribers' gateway alone is cut off from
+ * Postgres (its connections ended, its role refused) while the other goes on committing
+ * runs, which it must then read back from the outbox.
+ */
+export type Fault = 'postgres' | 'redis' | 'listener';
+
+/** The cluster, its catalogue and the Redis the loss measurements break. */
+export interface FaultEnvironment {
+  databaseUrl: string;
+  /** The same database as a role of the subscribers' gateway's own (the `listener` fault). */
+  listenerUrl: string;
+  redisUrl: string;
+  /** Breaks it, and mends it `downMs` later. */
+  fault(fault: Fault, downMs: number): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+const LISTENER_ROLE = 'live_listener';
+
+export async function createFaultEnvironment(): Promise<FaultEnvironment> {
+  const cluster: ScratchCluster = await createScratchCluster();
+  let redis: TestRedis | undefined;
+  try {
+    const databaseUrl = await fillScratchDatabase(cluster, 'seeded');
+    await query(databaseUrl, `create role ${LISTENER_ROLE} superuser login`, []);
+    const listenerUrl = new URL(databaseUrl);
+    listenerUrl.username = LISTENER_ROLE;
+    redis = await startRedisServer('redis-server');
+    if (!redis)
+      throw new Error('the loss measurements need redis-server (apt-get install redis-server)');
+    const port = Number(new URL(redis.url).port);
+    const cutOff = async (downMs: number) => {
+      await query(databaseUrl, `alter role ${LISTENER_ROLE} nologin`, []);
+      await query(
+        databaseUrl,
+        'select pg_terminate_backend(pid) from pg_stat_activity where usename = $1',
+        [LISTENER_ROLE],
+      );
+      await sleep(downMs);
+      await query(databaseUrl, `alter role ${LISTENER_ROLE} login`, []);
+    };
+    return {
+      databaseUrl,
+      listenerUrl: listenerUrl.toString(),
+      redisUrl: redis.url,
+      async fault(fault, downMs) {
+        if (fault === 'listener') return cutOff(downMs);
+        if (fault === 'postgres') {
+          await cluster.stop();
+          await sleep(downMs);
+          return cluster.start();
+        }
+        await redis!.stop();
+        await sleep(downMs);
+        redis = await startRedisServer('redis-server', port);
+      },
+      async destroy() {
+        await redis?.stop();
+        await cluster.destroy();
+      },
+    };
+  } catch (error) {
+    await redis?.stop();
+    await cluster.destroy();
+    throw error;
+  }
+}
+
+export interface LossSpec {
+  /** Pushes before the fault and after it, and the pause between two while it lasts. */
+  before: number;
+  after: number;
+  everyMs: number;
+  /** How long the fault lasts. */
+  downMs: number;
+}
+
+/** A run the pushing gateway took: the price it set, and whether it committed. */
+export interface TakenRun {
+  runId: string;
+  price: number;
+  /** When it finished (the gateway's clock, Date.now()'s), once it has. */
+  finishedAt?: number;
+  /** Set once finished: the outbox's lowest prices before and after, when it committed. */
+  committed?: { previous: number; current: number };
+}
+
+export interface SubscriberLoss {
+  transport: 'sse' | 'ws';
+  received: number;
+  /** Committed runs whose event never came, or came more than once. */
+  lost: number;
+  duplicated: number;
+  /** Events that match no committed run. */
+  strange: number;
+  connected: boolean;
+}
+
+export interface LossResult {
+  fault: Fault;
+  faultMs: number;
+  /** Runs that committed while the fault lasted (only the `listener` fault lets them). */
+  committedDuringFault: number;
+  runs: TakenRun[];
+  /** Pushes refused (no run stored) while the fault lasted. */
+  refused: number;
+  /** Committed runs whose outbox row does not say what their push set. */
+  misapplied: number;
+  subscribers: SubscriberLoss[];
+}
+
+const SETTLE_TIMEOUT_MS = 120_000;
+
+/** One connection's answer to `text`, the connection made for it (servers restart here). */
+async function query<Row extends pg.QueryResultRow>(url: string, text: string, values: unknown[]) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<Row>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Waits until every run has finished (the gateway answering 503 meanwhile is waited out). */
+async function settle(baseUrl: string, token: string, runs: readonly TakenRun[]): Promise<void> {
+  const until = performance.now() + SETTLE_TIMEOUT_MS;
+  for (const run of runs) {
+    for (;;) {
+      if (performance.now() > until) throw new Error(`run ${run.runId} not finished in time`);
+      const response = await fetch(`${baseUrl}/feeds/runs/${run.runId}?wait=true`, {
+        headers: { authorization: `Bearer ${token}` },
+      }).catch(() => undefined);
+      const report = response?.ok
+        ? ((await response.json()) as { finishedAt: string | null })
+        : undefined;
+      if (report?.finishedAt) {
+        run.finishedAt = Date.parse(report.finishedAt);
+        break;
+      }
+      await sleep(100);
+    }
+  }
+}
+
+/** What each committed run changed for the product, from the outbox. */
+async function readCommitted(url: string, productId: number, runs: TakenRun[]): Promise<void> {
+  const rows = await query<{ run_id: string; previous: number; current: number }>(
+    url,
+    `select run_id, old_lowest_price::float8 as previous, new_lowest_price::float8 as current
+       from catalogue_changes where product_id = $1 and run_id = any($2)`,
+    [productId, runs.map((run) => run.runId)],
+  );
+  const byRun = new Map(rows.map((row) => [row.run_id, row]));
+  for (const run of runs) {
+    const row = byRun.get(run.runId);
+    if (row) run.committed = { previous: row.previous, current: row.current };
+  }
+}
+
+function lossOf(subscriber: Subscriber, runs: readonly TakenRun[]): SubscriberLoss {
+  const seen = new Map<string, number>();
+  let strange = 0;
+  for (const { payload } of subscriber.events) {
+    const change = payload.data?.lowestPriceChanged;
+    const run = runs.find(
+      ({ committed }) =>
+        committed &&
+        change &&
+        committed.previous === change.previous?.value &&
+        committed.current === eventPrice(payload).value,
+    );
+    if (run) seen.set(run.runId, (seen.get(run.runId) ?? 0) + 1);
+    else strange++;
+  }
+  const committed = runs.filter((run) => run.committed);
+  return {
+    transport: subscriber.transport,
+    received: subscriber.events.length,
+    lost: committed.filter((run) => !seen.has(run.runId)).length,
+    duplicated: [...seen.values()].filter((times) => times > 1).length,
+    strange,
+    connected: !subscriber.ended(),
+  };
+}
+
+/** The pushes of one measurement, each at a price a cent under the one before. */
+function pusher(pushing: RunningSystem, token: string, shopId: number, target: PushTarget) {
+  const runs: TakenRun[] = [];
+  let refused = 0;
+  let price = target.prices[0];
+  return {
+    runs,
+    refused: () => refused,
+    async next(): Promise<TakenRun | undefined> {
+      price = Math.round((price - 0.01) * 100) / 100;
+      try {
+        const runId = await push(pushing.baseUrl, token, shopId, [{ target, price }]);
+        const run = { runId, price };
+        runs.push(run);
+        return run;
+      } catch (error) {
+        if (!(error instanceof PushRefused)) throw error;
+        refused++;
+        return undefined;
+      }
+    },
+  };
+}
+
+export async function measureLoss(
+  environment: FaultEnvironment,
+  fault: Fault,
+  spec: LossSpec,
+  log: (line: string) => void,
+): Promise<LossResult> {
+  const { databaseUrl, listenerUrl } = environment;
+  const env = { REDIS_URL: environment.redisUrl, RESPONSE_CACHE_TTL_SECONDS: '30' };
+  const database = await openDatabase({ url: databaseUrl, poolSize: 1 });
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const { shopId, market, targets } = await pushTargets(client, 1).finally(() => client.end());
+  const target = targets[0]!;
+  try {
+    return await withGateway(listenerUrl, env, (listening) =>
+      withGateway(databaseUrl, env, async (pushing) => {
+        const token = await shopToken(database.db, pushing.baseUrl, shopId);
+        const subscription = watching(market, [target.productId]);
+        const subscribers = [
+          sseSubscriber(listening.baseUrl, subscription),
+          wsSubscriber(listening.baseUrl, subscription),
+        ];
+        try {
+          const pushes = pusher(pushing, token, shopId, target);
+          const seenPrice = async (price: number) => {
+            const has = (events: readonly { payload: { data?: any } }[]) =>
+              events.some(({ payload }) => eventPrice(payload).value === price);
+            await Promise.all(subscribers.map((s) => s.until(has, SETTLE_TIMEOUT_MS)));
+          };
+          // Both subscribed (graphql-ws acknowledges no subscription: its first event does).
+          await seenPrice((await pushes.next())!.price);
+          for (let i = 0; i < spec.before; i++) await pushes.next();
+          const started = Date.now();
+          let mended = false;
+          const faulting = environment.fault(fault, spec.downMs).finally(() => (mended = true));
+          while (!mended) {
+            await pushes.next();
+            await sleep(spec.everyMs);
+          }
+          await faulting;
+          const ended = Date.now();
+          for (let i = 0; i < spec.after; i++) {
+            await pushes.next();
+            await sleep(spec.everyMs);
+          }
+          await settle(pushing.baseUrl, token, pushes.runs);
+          // Two more runs close the sequence: every event owed before them has come by theirs.
+          for (let i = 0; i < 2; i++) {
+            const closing = await pushes.next();
+            if (!closing) throw new Error('a closing push was refused');
+            await settle(pushing.baseUrl, token, [closing]);
+            await seenPrice(closing.price).catch(() => undefined);
+          }
+          await readCommitted(databaseUrl, target.productId, pushes.runs);
+          const misapplied = pushes.runs.filter(
+            (run) => run.committed && run.committed.current !== run.price,
+          ).length;
+          log(
+            `loss across a ${fault} fault (${((ended - started) / 1000).toFixed(1)} s): ` +
+              `${pushes.runs.length} runs taken, ${pushes.refused()} pushes refused`,
+          );
+          return {
+            fault,
+            faultMs: ended - started,
+            committedDuringFault: pushes.runs.filter(
+              (run) => run.committed && run.finishedAt! >= started && run.finishedAt! <= ended,
+            ).length,
+            runs: pushes.runs,
+            refused: pushes.refused(),
+            misapplied,
+            subscribers: subscribers.map((subscriber) => lossOf(subscriber, pushes.runs)),
+          };
+        } finally {
+          await Promise.all(subscribers.map((subscriber) => subscriber.close()));
+        }
+      }),
+    );
+  } finally {
+    await database.close();
+  }
+}
