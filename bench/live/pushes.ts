@@ -17,6 +17,7 @@ export interface PushTarget {
   /** The feed row, but its price. */
   row: Record<string, string>;
   currency: string;
+  /** Its price, and 1 % below it. */
   prices: readonly [number, number];
 }
 

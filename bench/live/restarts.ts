@@ -23,7 +23,7 @@ import { shopToken, withGateway } from '../feeds/gateway.ts';
 import type { RunningSystem } from '../systems.ts';
 import { eventPrice, watching } from './context.ts';
 import { push, PushRefused, pushTargets, type PushTarget } from './pushes.ts';
-import { sseSubscriber, wsSubscriber, type Subscriber } from './subscribers.ts';
+import { sseSubscriber, wsSubscriber, type SeenEvent, type Subscriber } from './subscribers.ts';
 
 /**
  * What goes wrong: Postgres stops and starts again (every connection of both gateways lost,
@@ -213,7 +213,7 @@ function lossOf(subscriber: Subscriber, runs: readonly TakenRun[]): SubscriberLo
   };
 }
 
-/** The pushes of one measurement, each at a price a cent under the one before. */
+/** The pushes of the measurements, each at a price a cent under the one before. */
 function pusher(pushing: RunningSystem, token: string, shopId: number, target: PushTarget) {
   const runs: TakenRun[] = [];
   let refused = 0;
@@ -221,6 +221,11 @@ function pusher(pushing: RunningSystem, token: string, shopId: number, target: P
   return {
     runs,
     refused: () => refused,
+    /** Starts another measurement's pushes (the prices go on falling). */
+    anew() {
+      runs.length = 0;
+      refused = 0;
+    },
     async next(): Promise<TakenRun | undefined> {
       price = Math.round((price - 0.01) * 100) / 100;
       try {
@@ -237,81 +242,110 @@ function pusher(pushing: RunningSystem, token: string, shopId: number, target: P
   };
 }
 
-export async function measureLoss(
+/** The gateways, the subscription and the pushes every fault is measured with. */
+interface LossSetup {
+  environment: FaultEnvironment;
+  listening: RunningSystem;
+  pushing: RunningSystem;
+  token: string;
+  subscription: ReturnType<typeof watching>;
+  pushes: ReturnType<typeof pusher>;
+  spec: LossSpec;
+}
+
+/** One fault: subscribers of its own, pushes before, during and after it, then the count. */
+async function measureFault(setup: LossSetup, fault: Fault): Promise<LossResult> {
+  const { environment, listening, pushing, token, pushes, spec } = setup;
+  const subscribers = [
+    sseSubscriber(listening.baseUrl, setup.subscription),
+    wsSubscriber(listening.baseUrl, setup.subscription),
+  ];
+  const seenPrice = async (price: number) => {
+    const has = (events: readonly SeenEvent[]) =>
+      events.some(({ payload }) => eventPrice(payload).value === price);
+    await Promise.all(subscribers.map((s) => s.until(has, SETTLE_TIMEOUT_MS)));
+  };
+  try {
+    pushes.anew();
+    // Both subscribed (graphql-ws acknowledges no subscription: its first event does).
+    await seenPrice((await pushes.next())!.price);
+    for (let i = 0; i < spec.before; i++) await pushes.next();
+    const started = Date.now();
+    let mended = false;
+    const faulting = environment.fault(fault, spec.downMs).finally(() => (mended = true));
+    while (!mended) {
+      await pushes.next();
+      await sleep(spec.everyMs);
+    }
+    await faulting;
+    const ended = Date.now();
+    for (let i = 0; i < spec.after; i++) {
+      await pushes.next();
+      await sleep(spec.everyMs);
+    }
+    await settle(pushing.baseUrl, token, pushes.runs);
+    // Two more runs close the sequence: every event owed before them has come by theirs.
+    for (let i = 0; i < 2; i++) {
+      const closing = await pushes.next();
+      if (!closing) throw new Error('a closing push was refused');
+      await settle(pushing.baseUrl, token, [closing]);
+      await seenPrice(closing.price).catch(() => undefined);
+    }
+    const runs = [...pushes.runs];
+    await readCommitted(environment.databaseUrl, setup.subscription.variables.ids[0]!, runs);
+    return {
+      fault,
+      faultMs: ended - started,
+      committedDuringFault: runs.filter(
+        (run) => run.committed && run.finishedAt! >= started && run.finishedAt! <= ended,
+      ).length,
+      runs,
+      refused: pushes.refused(),
+      misapplied: runs.filter((run) => run.committed && run.committed.current !== run.price).length,
+      subscribers: subscribers.map((subscriber) => lossOf(subscriber, runs)),
+    };
+  } finally {
+    await Promise.all(subscribers.map((subscriber) => subscriber.close()));
+  }
+}
+
+/** Each fault in turn, on one pair of gateway processes. */
+export async function measureLosses(
   environment: FaultEnvironment,
-  fault: Fault,
+  faults: readonly Fault[],
   spec: LossSpec,
   log: (line: string) => void,
-): Promise<LossResult> {
+): Promise<LossResult[]> {
   const { databaseUrl, listenerUrl } = environment;
   const env = { REDIS_URL: environment.redisUrl, RESPONSE_CACHE_TTL_SECONDS: '30' };
-  const database = await openDatabase({ url: databaseUrl, poolSize: 1 });
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const { shopId, market, targets } = await pushTargets(client, 1).finally(() => client.end());
   const target = targets[0]!;
+  const database = await openDatabase({ url: databaseUrl, poolSize: 1 });
   try {
     return await withGateway(listenerUrl, env, (listening) =>
       withGateway(databaseUrl, env, async (pushing) => {
         const token = await shopToken(database.db, pushing.baseUrl, shopId);
-        const subscription = watching(market, [target.productId]);
-        const subscribers = [
-          sseSubscriber(listening.baseUrl, subscription),
-          wsSubscriber(listening.baseUrl, subscription),
-        ];
-        try {
-          const pushes = pusher(pushing, token, shopId, target);
-          const seenPrice = async (price: number) => {
-            const has = (events: readonly { payload: { data?: any } }[]) =>
-              events.some(({ payload }) => eventPrice(payload).value === price);
-            await Promise.all(subscribers.map((s) => s.until(has, SETTLE_TIMEOUT_MS)));
-          };
-          // Both subscribed (graphql-ws acknowledges no subscription: its first event does).
-          await seenPrice((await pushes.next())!.price);
-          for (let i = 0; i < spec.before; i++) await pushes.next();
-          const started = Date.now();
-          let mended = false;
-          const faulting = environment.fault(fault, spec.downMs).finally(() => (mended = true));
-          while (!mended) {
-            await pushes.next();
-            await sleep(spec.everyMs);
-          }
-          await faulting;
-          const ended = Date.now();
-          for (let i = 0; i < spec.after; i++) {
-            await pushes.next();
-            await sleep(spec.everyMs);
-          }
-          await settle(pushing.baseUrl, token, pushes.runs);
-          // Two more runs close the sequence: every event owed before them has come by theirs.
-          for (let i = 0; i < 2; i++) {
-            const closing = await pushes.next();
-            if (!closing) throw new Error('a closing push was refused');
-            await settle(pushing.baseUrl, token, [closing]);
-            await seenPrice(closing.price).catch(() => undefined);
-          }
-          await readCommitted(databaseUrl, target.productId, pushes.runs);
-          const misapplied = pushes.runs.filter(
-            (run) => run.committed && run.committed.current !== run.price,
-          ).length;
+        const setup: LossSetup = {
+          environment,
+          listening,
+          pushing,
+          token,
+          subscription: watching(market, [target.productId]),
+          pushes: pusher(pushing, token, shopId, target),
+          spec,
+        };
+        const results: LossResult[] = [];
+        for (const fault of faults) {
+          const result = await measureFault(setup, fault);
           log(
-            `loss across a ${fault} fault (${((ended - started) / 1000).toFixed(1)} s): ` +
-              `${pushes.runs.length} runs taken, ${pushes.refused()} pushes refused`,
+            `loss across a ${fault} fault (${(result.faultMs / 1000).toFixed(1)} s): ` +
+              `${result.runs.length} runs taken, ${result.refused} pushes refused`,
           );
-          return {
-            fault,
-            faultMs: ended - started,
-            committedDuringFault: pushes.runs.filter(
-              (run) => run.committed && run.finishedAt! >= started && run.finishedAt! <= ended,
-            ).length,
-            runs: pushes.runs,
-            refused: pushes.refused(),
-            misapplied,
-            subscribers: subscribers.map((subscriber) => lossOf(subscriber, pushes.runs)),
-          };
-        } finally {
-          await Promise.all(subscribers.map((subscriber) => subscriber.close()));
+          results.push(result);
         }
+        return results;
       }),
     );
   } finally {
