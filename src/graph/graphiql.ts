@@ -1,7 +1,8 @@
 /**
  * What a developer sees on opening /graphql in a browser: one tab per example operation, the
- * first one open. Every variable has a default in the document, so each example runs as it
- * stands on the sample catalogue; the tabs show those defaults as editable variables.
+ * first one open, the queries first and a live subscription last. Every variable has a
+ * default in the document, so each example runs as it stands on the sample catalogue; the
+ * tabs show those defaults as editable variables.
  *
  * Only `defaultTabs`: GraphiQL 5 reads `defaultQuery` only when there are no default tabs. The
  * GraphiQL build yoga's own page loads (@graphql-yoga/graphiql 4.5.1) wrote its "Welcome"
@@ -280,6 +281,37 @@ export const CROSS_MARKET = /* GraphQL */ `
   }
 `;
 
+export const PRICE_DROPS = /* GraphQL */ `
+  # Live prices: an event each time a shop's feed run lowers a product's
+  # lowest price in the market by at least minDropPercent. Run it, then push a
+  # lower price (README, "Live prices"): the event appears in the answer pane
+  # as the run commits. The same button stops it.
+  subscription PriceDrops($market: Market! = SE, $minDropPercent: Float = 5) {
+    priceDropped(market: $market, minDropPercent: $minDropPercent) {
+      product {
+        productId
+        name
+      }
+      previous {
+        value
+        currency
+      }
+      current {
+        value
+        currency
+      }
+      dropPercent
+      lowestOffer {
+        url
+        shop {
+          name
+        }
+      }
+      changedAt
+    }
+  }
+`;
+
 export interface ExampleOperation {
   name: string;
   /** The operation with its leading comment, as a tab shows it. */
@@ -319,11 +351,14 @@ export const EXAMPLE_OPERATIONS: readonly ExampleOperation[] = [
   CROSS_MARKET,
 ].map(exampleOf);
 
+/** The live example: a subscription, which answers only as runs commit (the last tab). */
+export const LIVE_EXAMPLE: ExampleOperation = exampleOf(PRICE_DROPS);
+
 export const GRAPHIQL_OPTIONS = {
   title: 'Catalogue graph',
   // What lets its documents through under TRUSTED_DOCUMENTS_ONLY (./trusted-documents.ts).
   additionalHeaders: { [GRAPHIQL_MARKER_HEADER]: '1' },
-  defaultTabs: EXAMPLE_OPERATIONS.map((example) => ({
+  defaultTabs: [...EXAMPLE_OPERATIONS, LIVE_EXAMPLE].map((example) => ({
     query: example.document,
     variables: JSON.stringify(example.variables, null, 2),
   })),

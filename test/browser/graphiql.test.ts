@@ -6,42 +6,24 @@
  * runs partner search with the token. Screenshots go to SCREENSHOT_DIR (else a
  * fresh temporary directory), whose path the output names.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  chromium,
-  type BrowserContext,
-  type Locator,
-  type Page,
-  type Request,
-} from 'playwright-core';
+import type { BrowserContext, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
 import { TOKEN_PATH } from '../../src/auth/token-endpoint.ts';
 import { EXAMPLE_OPERATIONS } from '../../src/graph/graphiql.ts';
-import { requirePrerequisite } from '../helpers/prerequisites.ts';
 import { serveApp, type ServedApp } from '../helpers/raw-http.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
+import {
+  editorText,
+  launchFor,
+  openPage as openPageIn,
+  requireChromium,
+  screenshotDirectory,
+  type Browser,
+} from './chromium.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-requirePrerequisite(
-  existsSync(CHROMIUM),
-  `the browser tests need Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`,
-);
-
-/** What works here: no sandbox as root, no GPU, and none of Chromium's own traffic. */
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+requireChromium();
 
 const BROWSER_TEST_TIMEOUT_MS = 180_000;
 
@@ -49,59 +31,26 @@ const catalogue = useSeededCatalogue();
 
 let served: ServedApp;
 let origin: string;
+let browser: Browser;
 let context: BrowserContext;
-let profileDir: string;
 let screenshotDir: string;
 /** Requests to any other host: refused, and kept here for the assertions. */
-const elsewhere: string[] = [];
+let elsewhere: string[];
 
 beforeAll(async () => {
   screenshotDir = await screenshotDirectory();
-  console.info(`browser screenshots: ${screenshotDir}`);
   served = await serveApp(catalogue.database);
   origin = `http://127.0.0.1:${served.port}`;
-  profileDir = await mkdtemp(path.join(tmpdir(), 'chromium-profile-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    args: CHROMIUM_FLAGS,
-    viewport: { width: 1600, height: 1000 },
-  });
-  await context.route('**/*', (route) => {
-    if (new URL(route.request().url()).origin === origin) return route.continue();
-    elsewhere.push(route.request().url());
-    return route.abort('blockedbyclient');
-  });
+  browser = await launchFor(origin);
+  ({ context, elsewhere } = browser);
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await served?.close();
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
 });
 
-async function screenshotDirectory(): Promise<string> {
-  const chosen = process.env.SCREENSHOT_DIR;
-  if (!chosen) return mkdtemp(path.join(tmpdir(), 'browser-screenshots-'));
-  await mkdir(chosen, { recursive: true });
-  return chosen;
-}
-
-/** A page of the shared context, failing the test on a script error or a console error. */
-async function openPage(pathname: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  await page.goto(`${origin}${pathname}`);
-  return { page, problems };
-}
-
-/** An editor's visible text as a reader sees it (Monaco draws spaces as no-break spaces). */
-async function editorText(editor: Locator): Promise<string> {
-  return (await editor.locator('.view-lines').innerText()).replaceAll('\u00a0', ' ');
-}
+const openPage = (pathname: string) => openPageIn(context, `${origin}${pathname}`);
 
 /** The first string in an answer's data, in document order: text the result pane must show. */
 function firstString(value: unknown): string | undefined {

@@ -1,12 +1,14 @@
 /**
  * GraphiQL at /graphql: a small page carrying the examples and loading GraphiQL's files from
  * this service only, each under a content-hashed path cached for good; and every example runs
- * on a seeded catalogue as its tab shows it. (test/browser/ runs them in Chromium.)
+ * on a seeded catalogue as its tab shows it, the live one last, subscribing over SSE as GraphiQL
+ * does. (test/browser/ runs them in Chromium, the live one with a push whose event it shows.)
  */
 import { describe, expect, it } from 'vitest';
-import { EXAMPLE_OPERATIONS, GRAPHIQL_OPTIONS } from '../../src/graph/graphiql.ts';
+import { EXAMPLE_OPERATIONS, GRAPHIQL_OPTIONS, LIVE_EXAMPLE } from '../../src/graph/graphiql.ts';
 import { mergedParts, readParts } from '../helpers/incremental.ts';
 import { useSeededCatalogue, type GraphQLBody } from '../helpers/seeded.ts';
+import { sseEvents, waitUntil } from '../live/live-pushes.ts';
 
 const catalogue = useSeededCatalogue();
 
@@ -134,6 +136,23 @@ describe('GraphiQL', () => {
       });
     },
   );
+
+  it('ends with the live example, which subscribes from its tab over SSE as GraphiQL does', async () => {
+    const tab = GRAPHIQL_OPTIONS.defaultTabs.at(-1)!;
+    expect(tab.query).toBe(LIVE_EXAMPLE.document);
+    expect(LIVE_EXAMPLE.document).toMatch(/^# /);
+    expect(LIVE_EXAMPLE.document).toMatch(/^subscription PriceDrops\b/m);
+    const response = await catalogue.post(
+      { query: tab.query, variables: JSON.parse(tab.variables) },
+      { accept: 'text/event-stream' },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = sseEvents(response);
+    await waitUntil(() => catalogue.app.liveSubscriptions() === 1);
+    await events.cancel();
+    await waitUntil(() => catalogue.app.liveSubscriptions() === 0);
+  });
 
   it('answers the deferred example in parts to GraphiQL, the product first', async () => {
     const example = EXAMPLE_OPERATIONS.find(

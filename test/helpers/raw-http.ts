@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { pino } from 'pino';
-import { createApp } from '../../src/app.ts';
+import { createApp, type App } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import type { Logger } from '../../src/logger.ts';
@@ -14,6 +14,7 @@ import type { RestResponse } from './rest.ts';
 
 export interface ServedApp {
   readonly port: number;
+  readonly app: App;
   close(): Promise<void>;
 }
 
@@ -33,6 +34,7 @@ export async function serveApp(
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   return {
     port: address.port,
+    app,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await app.dispose();
