@@ -6,23 +6,12 @@
  * theirs as seeded). The HTTP parts (http-full, push, reads) start a gateway child process
  * on it. Prints the machine, each part's progress, and the table of measured vs target.
  */
-import os from 'node:os';
 import { readCommandLine, type CommandSpec, type OptionSpec } from '../src/cli/command-line.ts';
 import { exitOnFailure } from '../src/cli/errors.ts';
-import {
-  benchServerUrl,
-  prepareCatalogue,
-  SERVER_URL_ENVIRONMENT,
-  SERVER_URL_OPTION,
-} from './catalogue.ts';
+import { benchServerUrl, SERVER_URL_ENVIRONMENT, SERVER_URL_OPTION } from './catalogue.ts';
 import { feedTargetTable } from './feeds/report.ts';
-import {
-  FEED_BENCH_PARTS,
-  FULL_SIZES,
-  QUICK_SIZES,
-  runFeedBench,
-  type FeedBenchPart,
-} from './feeds/run-bench.ts';
+import { FEED_BENCH_PARTS, FULL_SIZES, QUICK_SIZES, runFeedBench } from './feeds/run-bench.ts';
+import { chosenParts, runPartsBench } from './parts-bench.ts';
 
 const DATABASE = 'catalogue_bench_feeds';
 
@@ -70,40 +59,14 @@ const sizes = {
   rounds: values.rounds ? Number(values.rounds) : base.rounds,
   concurrency: Number(values.concurrency),
 };
-const parts = values.only?.split(',').map((part) => part.trim()) ?? [...FEED_BENCH_PARTS];
-for (const part of parts) {
-  if (!(FEED_BENCH_PARTS as readonly string[]).includes(part)) {
-    throw new Error(`--only: no part ${part}; the parts are ${FEED_BENCH_PARTS.join(', ')}`);
-  }
-}
+const parts = chosenParts(values.only, FEED_BENCH_PARTS);
 
-const log = (line: string) => process.stderr.write(`bench:feeds  ${line}\n`);
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
-
-async function main() {
-  const machine =
-    `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ` +
-    `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  log(`${machine}, load average ${loadAverage()}`);
-  const databaseUrl = await prepareCatalogue(serverUrl, 'bench', log, DATABASE);
-  const started = performance.now();
-  const results = await runFeedBench({
-    databaseUrl,
-    sizes,
-    parts: parts as FeedBenchPart[],
-    log,
-  });
-  const minutes = (performance.now() - started) / 60_000;
-  console.log(`\n## Feeds in${values.quick ? ' (quick sizes)' : ''}: ${DATABASE}\n`);
-  console.log(
-    `Machine: ${machine}. Load average after: ${loadAverage()} (1, 5, 15 min). ` +
-      `Whole run ${minutes.toFixed(1)} min.\n`,
-  );
-  console.log(feedTargetTable(results, sizes));
-}
-
-main().catch(exitOnFailure);
+runPartsBench({
+  name: 'bench:feeds',
+  title: 'Feeds in',
+  database: DATABASE,
+  serverUrl,
+  quick: values.quick === true,
+  run: (databaseUrl, log) => runFeedBench({ databaseUrl, sizes, parts, log }),
+  table: (results) => feedTargetTable(results, sizes),
+}).catch(exitOnFailure);

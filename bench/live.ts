@@ -7,23 +7,12 @@
  * Redis of its own, which it stops and starts. Prints the machine, each part's progress, and
  * the table of measured vs target (docs/benchmarks.md, "Live prices out").
  */
-import os from 'node:os';
 import { readCommandLine, type CommandSpec, type OptionSpec } from '../src/cli/command-line.ts';
 import { exitOnFailure } from '../src/cli/errors.ts';
-import {
-  benchServerUrl,
-  prepareCatalogue,
-  SERVER_URL_ENVIRONMENT,
-  SERVER_URL_OPTION,
-} from './catalogue.ts';
+import { benchServerUrl, SERVER_URL_ENVIRONMENT, SERVER_URL_OPTION } from './catalogue.ts';
 import { liveTargetTable } from './live/report.ts';
-import {
-  FULL_SIZES,
-  LIVE_BENCH_PARTS,
-  QUICK_SIZES,
-  runLiveBench,
-  type LiveBenchPart,
-} from './live/run-bench.ts';
+import { FULL_SIZES, LIVE_BENCH_PARTS, QUICK_SIZES, runLiveBench } from './live/run-bench.ts';
+import { chosenParts, runPartsBench } from './parts-bench.ts';
 
 const DATABASE = 'catalogue_bench_live';
 
@@ -69,40 +58,14 @@ const sizes = {
   latencyRounds: values.rounds ? Number(values.rounds) : base.latencyRounds,
   fanOutSubscribers: values.subscribers ? Number(values.subscribers) : base.fanOutSubscribers,
 };
-const parts = values.only?.split(',').map((part) => part.trim()) ?? [...LIVE_BENCH_PARTS];
-for (const part of parts) {
-  if (!(LIVE_BENCH_PARTS as readonly string[]).includes(part)) {
-    throw new Error(`--only: no part ${part}; the parts are ${LIVE_BENCH_PARTS.join(', ')}`);
-  }
-}
+const parts = chosenParts(values.only, LIVE_BENCH_PARTS);
 
-const log = (line: string) => process.stderr.write(`bench:live  ${line}\n`);
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ');
-
-async function main() {
-  const machine =
-    `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ` +
-    `${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  log(`${machine}, load average ${loadAverage()}`);
-  const databaseUrl = await prepareCatalogue(serverUrl, 'bench', log, DATABASE);
-  const started = performance.now();
-  const results = await runLiveBench({
-    databaseUrl,
-    sizes,
-    parts: parts as LiveBenchPart[],
-    log,
-  });
-  const minutes = (performance.now() - started) / 60_000;
-  console.log(`\n## Live prices out${values.quick ? ' (quick sizes)' : ''}: ${DATABASE}\n`);
-  console.log(
-    `Machine: ${machine}. Load average after: ${loadAverage()} (1, 5, 15 min). ` +
-      `Whole run ${minutes.toFixed(1)} min.\n`,
-  );
-  console.log(liveTargetTable(results));
-}
-
-main().catch(exitOnFailure);
+runPartsBench({
+  name: 'bench:live',
+  title: 'Live prices out',
+  database: DATABASE,
+  serverUrl,
+  quick: values.quick === true,
+  run: (databaseUrl, log) => runLiveBench({ databaseUrl, sizes, parts, log }),
+  table: (results) => liveTargetTable(results),
+}).catch(exitOnFailure);
