@@ -630,6 +630,32 @@ describe(`applying a feed run on ${databaseKind}`, () => {
     expect(afterRun).toEqual(await summaries());
   });
 
+  it('writes again a summary that no longer says what its offers hold, once a run touches the product', async () => {
+    const shopId = await shopWithOffers('gb', 1);
+    const [item] = await feedOfShop(db(), shopId);
+    const productId = Number(item!.itemId);
+    const truth = await served(productId, 'gb');
+    // A hand-made change to a summary, beside the offers it should follow.
+    await db()
+      .updateTable('product_market_summaries')
+      .set((eb) => ({
+        lowest_price: eb('lowest_price', '+', 1000),
+        available_offer_count: eb('available_offer_count', '+', 3),
+      }))
+      .where('product_id', '=', productId)
+      .where('market', '=', 'gb')
+      .execute();
+    expect((await served(productId, 'gb')).marketPrice).not.toEqual(truth.marketPrice);
+
+    // Only the offer's title changes: the product's offers hold what they held.
+    const applied = await run(shopId, [{ ...item!, title: `${item!.title} (renamed)` }], {
+      kind: 'push',
+    });
+    expect(applied.counts).toMatchObject({ updated: 1 });
+    expect(applied.summarisedProductIds).toEqual([productId]);
+    expect((await served(productId, 'gb')).marketPrice).toEqual(truth.marketPrice);
+  });
+
   it('matches a feed too large for a lookup per row as it matches a small one', async () => {
     const shopId = await shopWithOffers('nz', 1);
     const byGtin = await productsNotAtShop(db(), shopId, 'gtin', 20);

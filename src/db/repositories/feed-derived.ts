@@ -19,7 +19,12 @@ const availableNow = (market: MarketCode) => sql`
 
 /**
  * Before the offers are written: the products the run's changes touch (before and after an
- * offer moves to another product), with their lowest price and offer count as they were.
+ * offer moves to another product), with their lowest price and offer count as answers served
+ * them: their market summary (none without an available offer). Summaries are written in the
+ * same transaction as the offers they follow, by every run and by the clock, so they hold what
+ * the offers hold, and reading them costs a lookup per product where the offers would cost a
+ * scan of each product's offers. Should one ever differ from its offers (a hand-made change to
+ * offers), the run finds it changed and writes it again.
  */
 export async function recordProductsBefore(
   trx: Transaction<Database>,
@@ -27,15 +32,16 @@ export async function recordProductsBefore(
 ): Promise<void> {
   await sql`
     create temporary table ${sql.table(RUN_PRODUCTS)} on commit drop as
-    select p.product_id, before.lowest_price as old_lowest_price,
-           before.offer_count as old_offer_count,
+    select p.product_id, s.lowest_price as old_lowest_price,
+           coalesce(s.available_offer_count, 0) as old_offer_count,
            null::numeric(12, 2) as new_lowest_price, 0 as new_offer_count
       from (select old_product_id as product_id from ${sql.table(RUN_CHANGES)}
              where old_product_id is not null
             union
             select new_product_id from ${sql.table(RUN_CHANGES)}
              where new_product_id is not null) as p
-      cross join lateral (${availableNow(market)}) as before`.execute(trx);
+      left join product_market_summaries s
+        on s.product_id = p.product_id and s.market = ${market}`.execute(trx);
 }
 
 export interface FollowedChanges {
