@@ -31,7 +31,7 @@ describe('configuration', () => {
       catalogueClock: true,
       seedScale: 'sample',
       siteUrls: {},
-      tokenSecret: DEVELOPMENT_TOKEN_SECRET,
+      tokenSecrets: [DEVELOPMENT_TOKEN_SECRET],
       tokenTtlSeconds: 3600,
       rateLimitAnonymousPerMinute: 600,
       rateLimitClientPerMinute: 6000,
@@ -161,7 +161,7 @@ describe('configuration', () => {
       catalogueClock: false,
       seedScale: 'bench',
       siteUrls: { se: 'https://example.se', nz: 'https://example.co.nz' },
-      tokenSecret: 'x'.repeat(40),
+      tokenSecrets: ['x'.repeat(40)],
       tokenTtlSeconds: 600,
       rateLimitAnonymousPerMinute: 120,
       rateLimitClientPerMinute: 0,
@@ -325,10 +325,32 @@ describe('configuration', () => {
       );
       expect(() => loadConfig(env)).toThrow(/^Invalid configuration: TOKEN_SECRET is [^\n]+$/);
       // Outside production they are fine: a developer's own machine.
-      expect(loadConfig({ TOKEN_SECRET: secret }).tokenSecret).toBe(secret);
+      expect(loadConfig({ TOKEN_SECRET: secret }).tokenSecrets).toEqual([secret]);
     }
     const own = 'f'.repeat(64);
-    expect(loadConfig({ NODE_ENV: 'production', TOKEN_SECRET: own }).tokenSecret).toBe(own);
+    expect(loadConfig({ NODE_ENV: 'production', TOKEN_SECRET: own }).tokenSecrets).toEqual([own]);
+  });
+
+  it('takes several token secrets, comma-separated, each held to the same rules', () => {
+    const [newer, older] = ['n'.repeat(40), 'o'.repeat(40)];
+    expect(loadConfig({ TOKEN_SECRET: ` ${newer} , ${older},` }).tokenSecrets).toEqual([
+      newer,
+      older,
+    ]);
+    expect(problemsOf({ TOKEN_SECRET: `${newer},short` })).toEqual([
+      "TOKEN_SECRET's secret 2 of 2 must be at least 32 characters long",
+    ]);
+    expect(
+      problemsOf({ NODE_ENV: 'production', TOKEN_SECRET: `${newer},${DEVELOPMENT_TOKEN_SECRET}` }),
+    ).toEqual([
+      "TOKEN_SECRET's secret 2 of 2 is the development-only default, published with the code: " +
+        'set a secret of your own (32+ random characters, e.g. `openssl rand -hex 32`; Docker ' +
+        'Compose reads it from .env)',
+    ]);
+    // Commas alone name no secret: production still requires one.
+    expect(problemsOf({ NODE_ENV: 'production', TOKEN_SECRET: ' , ' })).toEqual([
+      'TOKEN_SECRET is required when NODE_ENV=production',
+    ]);
   });
 
   it('says one problem in one line, several as a list', () => {

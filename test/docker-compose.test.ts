@@ -295,7 +295,7 @@ describe('docker-compose.yml', () => {
       port: 4000,
       host: '0.0.0.0',
       databaseUrl: gatewayEnv.DATABASE_URL,
-      tokenSecret: secret,
+      tokenSecrets: [secret],
       production: true,
       // Explicit: production seeds only when asked, and compose is the local demo.
       seedOnEmpty: true,

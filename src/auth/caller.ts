@@ -43,7 +43,7 @@ const ANONYMOUS: Caller = { kind: 'anonymous' };
  */
 export function authenticate(
   request: Request,
-  config: Pick<Config, 'tokenSecret'>,
+  config: Pick<Config, 'tokenSecrets'>,
   clock: ClockOptions = {},
 ): Promise<Caller> {
   return authenticateAuthorization(request.headers.get('authorization'), config, clock);
@@ -52,7 +52,7 @@ export function authenticate(
 /** The same verdict from an Authorization value carried elsewhere (a graphql-ws connection's). */
 export async function authenticateAuthorization(
   authorization: string | null | undefined,
-  config: Pick<Config, 'tokenSecret'>,
+  config: Pick<Config, 'tokenSecrets'>,
   clock: ClockOptions = {},
 ): Promise<Caller> {
   const header = authorization?.trim();

@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import { authenticateAuthorization, invalidTokenMessage, type Caller } from './caller.ts';
 import { rateLimitSubject, type RateLimiter } from './rate-limiter.ts';
 
-export function createSocketAccess(config: Pick<Config, 'tokenSecret'>, limiter: RateLimiter) {
+export function createSocketAccess(config: Pick<Config, 'tokenSecrets'>, limiter: RateLimiter) {
   return {
     /** The connection's caller, or why its token is refused (what the socket is closed with). */
     async admit(

@@ -1,6 +1,7 @@
 /**
  * Access tokens of partner and shop clients (docs/api.md, "Authentication"): HS256 JWTs signed
- * with TOKEN_SECRET. A token carries the client's id, the refs it owned at issue and, for a
+ * with the first of TOKEN_SECRET's secrets and verified with any of them, so that a secret is
+ * rotated without ending the tokens already issued (docs/operations.md). A token carries the client's id, the refs it owned at issue and, for a
  * shop's client, its shop, so verifying one needs no database round trip; the price is that a
  * change to a client (its refs, its revocation) reaches its callers only as their tokens expire
  * (TOKEN_TTL_SECONDS, an hour by default).
@@ -21,7 +22,7 @@ const TOKEN_TYPE = 'JWT';
  */
 export const MAX_TOKEN_LENGTH = 8192;
 
-export type TokenConfig = Pick<Config, 'tokenSecret' | 'tokenTtlSeconds'>;
+export type TokenConfig = Pick<Config, 'tokenSecrets' | 'tokenTtlSeconds'>;
 
 /** The token endpoint's 200 body (RFC 6749 section 5.1). */
 export interface TokenResponse {
@@ -61,8 +62,8 @@ export interface ClockOptions {
   now?: Date;
 }
 
-function signingKey(config: Pick<Config, 'tokenSecret'>): Uint8Array {
-  return new TextEncoder().encode(config.tokenSecret);
+function keyOf(secret: string): Uint8Array {
+  return new TextEncoder().encode(secret);
 }
 
 export async function issueToken(
@@ -79,38 +80,43 @@ export async function issueToken(
     .setSubject(client.id)
     .setIssuedAt(issuedAt)
     .setExpirationTime(issuedAt + config.tokenTtlSeconds)
-    .sign(signingKey(config));
+    .sign(keyOf(config.tokenSecrets[0]!));
   return { access_token: accessToken, expires_in: config.tokenTtlSeconds, token_type: 'Bearer' };
 }
 
 /**
  * The client a token was issued to, or why it is refused. Never throws for a bad token: every
  * jose failure (bad signature, another algorithm or `none`, wrong issuer or audience, garbage)
- * is 'invalid'; only a genuine, correctly signed token past its `exp` is 'expired'.
+ * is 'invalid'; only a genuine, correctly signed token past its `exp` is 'expired'. Each secret
+ * is tried in turn, so a token signed with a secret that is no longer the first still passes.
  */
 export async function verifyToken(
-  config: Pick<Config, 'tokenSecret'>,
+  config: Pick<Config, 'tokenSecrets'>,
   token: string,
   { now }: ClockOptions = {},
 ): Promise<VerifiedClient | TokenFailure> {
   if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) return failure('invalid');
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, signingKey(config), {
-      algorithms: [ALGORITHM],
-      issuer: TOKEN_ISSUER,
-      audience: TOKEN_AUDIENCE,
-      typ: TOKEN_TYPE,
-      requiredClaims: ['sub', 'iat', 'exp'],
-      ...(now ? { currentDate: now } : {}),
-    }));
-  } catch (error) {
-    // jose checks `exp` only after the signature, so 'expired' is never said of a forgery.
-    if (error instanceof errors.JWTExpired) return failure('expired');
-    if (error instanceof errors.JOSEError) return failure('invalid');
-    throw error;
+  for (const secret of config.tokenSecrets) {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keyOf(secret), {
+        algorithms: [ALGORITHM],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        typ: TOKEN_TYPE,
+        requiredClaims: ['sub', 'iat', 'exp'],
+        ...(now ? { currentDate: now } : {}),
+      }));
+    } catch (error) {
+      if (error instanceof errors.JWSSignatureVerificationFailed) continue;
+      // jose checks `exp` only after the signature, so 'expired' is never said of a forgery.
+      if (error instanceof errors.JWTExpired) return failure('expired');
+      if (error instanceof errors.JOSEError) return failure('invalid');
+      throw error;
+    }
+    return clientOf(payload) ?? failure('invalid');
   }
-  return clientOf(payload) ?? failure('invalid');
+  return failure('invalid');
 }
 
 /** The claims we put in, checked again: a correct signature says who wrote them, not what. */

@@ -274,35 +274,45 @@ export function productionMode(): Parser<boolean> {
 }
 
 /**
- * A signing secret of at least `minLength` characters: required in production, where the
- * ones published with the code (by where they are published) are refused. Outside production
- * `development` stands in, so a fresh clone starts as it is.
+ * Signing secrets, comma-separated, each of at least `minLength` characters: the first signs,
+ * every one verifies, so a secret is rotated by putting the new one first and removing the
+ * old one later. Required in production, where the ones published with the code (by where
+ * they are published) are refused. Outside production `development` stands in, so a fresh
+ * clone starts as it is.
  */
-export function secret(options: {
+export function secrets(options: {
   minLength: number;
   development: string;
   published: ReadonlyMap<string, string>;
-}): Parser<string> {
+}): Parser<string[]> {
   const { minLength, development, published } = options;
   return {
-    accepts: `at least ${minLength} characters`,
+    accepts: `comma-separated secrets of at least ${minLength} characters each`,
     default: 'a development-only secret',
     read([name = ''], source) {
-      const value = source.value(name);
-      if (value === undefined) {
+      const entries = (source.value(name) ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
+      if (entries.length === 0) {
         if (source.production) source.refuse(`${name} is required when NODE_ENV=production`);
-        return development;
+        return [development];
       }
-      if (value.length < minLength) {
-        source.refuse(`${name} must be at least ${minLength} characters long`);
-      } else if (source.production && published.has(value)) {
-        source.refuse(
-          `${name} is ${published.get(value)}, published with the code: set a secret of your ` +
-            `own (${minLength}+ random characters, e.g. \`openssl rand -hex 32\`; Docker ` +
-            'Compose reads it from .env)',
-        );
-      }
-      return value;
+      entries.forEach((entry, index) => {
+        // Which secret of several, never its text: a refusal is printed and logged.
+        const which =
+          entries.length === 1 ? name : `${name}'s secret ${index + 1} of ${entries.length}`;
+        if (entry.length < minLength) {
+          source.refuse(`${which} must be at least ${minLength} characters long`);
+        } else if (source.production && published.has(entry)) {
+          source.refuse(
+            `${which} is ${published.get(entry)}, published with the code: set a secret of your ` +
+              `own (${minLength}+ random characters, e.g. \`openssl rand -hex 32\`; Docker ` +
+              'Compose reads it from .env)',
+          );
+        }
+      });
+      return entries;
     },
   };
 }

@@ -19,7 +19,7 @@ import {
   perMarket,
   productionMode,
   redactUrl,
-  secret,
+  secrets,
   text,
   url,
   withoutTrailingSlash,
@@ -101,12 +101,15 @@ export const SETTINGS = {
     commands: SERVE,
     meaning: "a market's site base URL for product and category links, overriding the stored one",
   },
-  tokenSecret: {
+  tokenSecrets: {
     names: ['TOKEN_SECRET'],
     commands: SERVE,
-    meaning: 'key signing access tokens (required with NODE_ENV=production)',
-    details: 'production refuses the ones published in the code and docker-compose.yml',
-    parse: secret({
+    meaning:
+      'keys of access tokens, comma-separated: the first signs, each verifies (required with NODE_ENV=production)',
+    details:
+      'rotated in two steps, `NEW,OLD` then `NEW` ([docs/operations.md](docs/operations.md#rotating-token_secret)); ' +
+      'production refuses the ones published in the code and docker-compose.yml',
+    parse: secrets({
       minLength: 32,
       development: DEVELOPMENT_TOKEN_SECRET,
       published: PUBLISHED_TOKEN_SECRETS,

@@ -45,7 +45,7 @@ export interface IncomingRequest {
 }
 
 export interface PipelineDependencies {
-  config: Pick<Config, 'requestTimeoutMs' | 'tokenSecret'>;
+  config: Pick<Config, 'requestTimeoutMs' | 'tokenSecrets'>;
   route(pathname: string): Promise<Routed>;
   sourceOf(req: IncomingMessage | undefined): RequestSource;
   limiter: RateLimiter;

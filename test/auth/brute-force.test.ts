@@ -276,7 +276,7 @@ describe('the attempt limiter', () => {
 
 // --- the endpoint ---------------------------------------------------------------------------
 
-const TOKEN_CONFIG = { tokenSecret: 's'.repeat(40), tokenTtlSeconds: 3600 };
+const TOKEN_CONFIG = { tokenSecrets: ['s'.repeat(40)], tokenTtlSeconds: 3600 };
 const REQUEST_ID = 'req-brute-force';
 
 /** The error body the OpenAPI document promises for the token endpoint. */

@@ -9,7 +9,7 @@ import {
 } from '../../src/auth/caller.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
 
-const config = { tokenSecret: 's'.repeat(40), tokenTtlSeconds: 600 };
+const config = { tokenSecrets: ['s'.repeat(40)], tokenTtlSeconds: 600 };
 const client = { id: 'acme', refs: ['acme-se', 'acme-no'] };
 const ISSUED = new Date('2025-01-01T12:00:00Z');
 const LATER = new Date(ISSUED.getTime() + 601_000);

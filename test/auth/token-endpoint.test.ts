@@ -15,7 +15,7 @@ import {
 } from '../../src/auth/token-endpoint.ts';
 import { createTestDatabase, databaseKind, type TestDatabase } from '../helpers/database.ts';
 
-const config = { tokenSecret: 's'.repeat(40), tokenTtlSeconds: 3600 };
+const config = { tokenSecrets: ['s'.repeat(40)], tokenTtlSeconds: 3600 };
 const ACME = { id: 'acme', secret: 'acme-secret', refs: ['acme-se', 'acme-no'] };
 /** A secret with the characters RFC 6749 section 2.3.1 makes Basic clients url-encode. */
 const ODD = { id: 'odd.client_1', secret: 'p@ss:wörd+100%&=', refs: ['odd-ref'] };

@@ -9,7 +9,7 @@ import {
   verifyToken,
 } from '../../src/auth/tokens.ts';
 
-const config = { tokenSecret: 's'.repeat(40), tokenTtlSeconds: 600 };
+const config = { tokenSecrets: ['s'.repeat(40)], tokenTtlSeconds: 600 };
 const client = { id: 'acme', refs: ['acme-se', 'acme-no'] };
 const ISSUED = new Date('2025-01-01T12:00:00Z');
 const secondsAfterIssue = (seconds: number) => new Date(ISSUED.getTime() + seconds * 1000);
@@ -20,7 +20,7 @@ const tokenOf = async (overrides: Partial<typeof config> = {}) =>
 /** A token we did not issue, signed with `secret` and whatever header and claims a test likes. */
 function forge(
   claims: Record<string, unknown>,
-  { secret = config.tokenSecret, alg = 'HS256', typ = 'JWT' } = {},
+  { secret = config.tokenSecrets[0]!, alg = 'HS256', typ = 'JWT' } = {},
 ) {
   const issuedAt = Math.floor(ISSUED.getTime() / 1000);
   return new SignJWT({
@@ -112,12 +112,29 @@ describe('verifyToken', () => {
   });
 
   it('refuses a token signed with another secret, even an expired one', async () => {
-    const other = await tokenOf({ tokenSecret: 'o'.repeat(40) });
+    const other = await tokenOf({ tokenSecrets: ['o'.repeat(40)] });
     expect(await verifyToken(config, other, { now: ISSUED })).toMatchObject({ reason: 'invalid' });
     // Expiry is checked after the signature: a forgery is never merely "expired".
     const expiredForgery = await forge({ exp: 1 }, { secret: 'o'.repeat(40) });
     expect(await verifyToken(config, expiredForgery, { now: ISSUED })).toMatchObject({
       reason: 'invalid',
+    });
+  });
+
+  it('verifies with every configured secret, signs with the first only', async () => {
+    const [first, second] = ['n'.repeat(40), config.tokenSecrets[0]!];
+    const rotated = { ...config, tokenSecrets: [first, second] };
+    const withOld = await tokenOf();
+    const withNew = await tokenOf({ tokenSecrets: rotated.tokenSecrets });
+    expect(await verifyToken(rotated, withOld, { now: ISSUED })).toMatchObject({ kind: 'client' });
+    expect(await verifyToken(rotated, withNew, { now: ISSUED })).toMatchObject({ kind: 'client' });
+    // Signed with the first: the old secret alone refuses it.
+    expect(await verifyToken(config, withNew, { now: ISSUED })).toMatchObject({
+      reason: 'invalid',
+    });
+    // Expired under either secret is still 'expired', checked after the signature.
+    expect(await verifyToken(rotated, withOld, { now: secondsAfterIssue(600) })).toMatchObject({
+      reason: 'expired',
     });
   });
 

@@ -133,7 +133,7 @@ async function withService(work: (service: Service) => Promise<void>): Promise<v
   });
 }
 
-const caller = (accessToken: string) => verifyToken({ tokenSecret: TOKEN_SECRET }, accessToken);
+const caller = (accessToken: string) => verifyToken({ tokenSecrets: [TOKEN_SECRET] }, accessToken);
 
 describe(`npm run clients on ${serverUrl ? 'a Postgres server' : 'the embedded database'}`, () => {
   const sweden = shopIdOf('se');

@@ -34,7 +34,7 @@ const DEMO = { id: DEMO_CLIENT.id, refs: [DEMO_CLIENT.ref] };
 const MARKETS = '{ markets { code } }';
 
 async function tokenSigned(secret: string, issuedAt = new Date()): Promise<string> {
-  const config = { tokenSecret: secret, tokenTtlSeconds: TTL_SECONDS };
+  const config = { tokenSecrets: [secret], tokenTtlSeconds: TTL_SECONDS };
   return (await issueToken(config, DEMO, { now: issuedAt })).access_token;
 }
 
