@@ -47,6 +47,11 @@ export interface SeedOptions {
   progress?: NodeJS.WritableStream | false;
   /** Overrides the scale's product count (tests seed a few hundred products quickly). */
   products?: number;
+  /**
+   * Whether to add the demo partner client, whose secret is published (default true): the
+   * commands pass SEED_DEMO_CLIENT, false in production unless asked.
+   */
+  demoClient?: boolean;
 }
 
 export interface SeedReport {
@@ -55,6 +60,8 @@ export interface SeedReport {
   asOf: string;
   /** Rows written per table. */
   rows: Record<string, number>;
+  /** Whether the demo partner client was added. */
+  demoClient: boolean;
   milliseconds: number;
 }
 
@@ -98,9 +105,10 @@ export async function seedCatalogue(
                             (select coalesce(max(id), 0) + 1 from offers), false)`.execute(
       database.db,
     );
-    await insertDemoClient(database, seed, calendar);
-    rows.api_clients = 1;
-    rows.api_client_refs = 1;
+    const demoClient = options.demoClient ?? true;
+    if (demoClient) await insertDemoClient(database, seed, calendar);
+    rows.api_clients = demoClient ? 1 : 0;
+    rows.api_client_refs = demoClient ? 1 : 0;
     rows.product_market_summaries = await completeCatalogue(database, {
       asOf: calendar.asOf,
       tables: [...REFERENCE_TABLES, ...PRODUCT_TABLES],
@@ -117,6 +125,7 @@ export async function seedCatalogue(
       seed,
       asOf: calendar.asOf,
       rows,
+      demoClient,
       milliseconds: Math.round(performance.now() - started),
     };
   } catch (error) {

@@ -30,6 +30,7 @@ describe('configuration', () => {
       seedOnEmpty: true,
       catalogueClock: true,
       seedScale: 'sample',
+      seedDemoClient: true,
       siteUrls: {},
       tokenSecrets: [DEVELOPMENT_TOKEN_SECRET],
       tokenTtlSeconds: 3600,
@@ -95,6 +96,7 @@ describe('configuration', () => {
       SEED_ON_EMPTY: 'false',
       CATALOGUE_CLOCK: 'false',
       SEED_SCALE: 'bench',
+      SEED_DEMO_CLIENT: 'true',
       SITE_URL_SE: 'https://example.se/',
       SITE_URL_NZ: 'https://example.co.nz',
       TOKEN_SECRET: 'x'.repeat(40),
@@ -160,6 +162,7 @@ describe('configuration', () => {
       seedOnEmpty: false,
       catalogueClock: false,
       seedScale: 'bench',
+      seedDemoClient: true,
       siteUrls: { se: 'https://example.se', nz: 'https://example.co.nz' },
       tokenSecrets: ['x'.repeat(40)],
       tokenTtlSeconds: 600,
@@ -294,6 +297,13 @@ describe('configuration', () => {
     expect(loadConfig(production).seedOnEmpty).toBe(false);
     expect(loadConfig({ ...production, SEED_ON_EMPTY: 'true' }).seedOnEmpty).toBe(true);
     expect(loadConfig({}).seedOnEmpty).toBe(true);
+  });
+
+  it('adds the demo client, whose secret is published, in production only when asked', () => {
+    const production = { NODE_ENV: 'production', TOKEN_SECRET: 'x'.repeat(40) };
+    expect(loadConfig({ ...production, SEED_ON_EMPTY: 'true' }).seedDemoClient).toBe(false);
+    expect(loadConfig({ ...production, SEED_DEMO_CLIENT: 'true' }).seedDemoClient).toBe(true);
+    expect(loadConfig({}).seedDemoClient).toBe(true);
   });
 
   it('serves GraphiQL in production only when asked', () => {

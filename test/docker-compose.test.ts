@@ -299,6 +299,7 @@ describe('docker-compose.yml', () => {
       production: true,
       // Explicit: production seeds only when asked, and compose is the local demo.
       seedOnEmpty: true,
+      seedDemoClient: true,
     });
   });
 

@@ -1,6 +1,6 @@
 /** `seed`: migrate, then fill the catalogue at a scale from a seed. */
 import type { Config, SeedScale } from '../config.ts';
-import { isCatalogueEmpty } from '../db/bootstrap.ts';
+import { isCatalogueEmpty, noteDemoClient } from '../db/bootstrap.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import type { Logger } from '../logger.ts';
 import type { ParsedValues } from './command-line.ts';
@@ -21,14 +21,16 @@ export async function seed(
     if (!values.force && !(await isCatalogueEmpty(database))) {
       throw new UsageError('the catalogue is not empty; pass --force to replace it');
     }
-    const { seedCatalogue, utcToday } = await import('../../seeds/index.ts');
+    const { DEMO_CLIENT, seedCatalogue, utcToday } = await import('../../seeds/index.ts');
     const report = await seedCatalogue(database, {
       scale,
       ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
       asOf: values['as-of'] ?? utcToday(),
       progress: process.stderr,
+      demoClient: config.seedDemoClient,
     });
     logger.info({ rows: report.rows, seconds: report.milliseconds / 1000 }, 'catalogue seeded');
+    if (report.demoClient) noteDemoClient(logger, config, DEMO_CLIENT);
   } finally {
     await database.close();
   }

@@ -83,7 +83,8 @@ export const SETTINGS = {
   production: {
     names: ['NODE_ENV'],
     commands: EVERY_COMMAND,
-    meaning: 'production: TOKEN_SECRET required, no seeding unless SEED_ON_EMPTY=true',
+    meaning:
+      'production: TOKEN_SECRET required, no seeding unless SEED_ON_EMPTY=true, no demo client unless SEED_DEMO_CLIENT=true',
     parse: productionMode(),
   },
   publicBaseUrl: {
@@ -219,7 +220,7 @@ export const SETTINGS = {
     names: ['SEED_ON_EMPTY'],
     commands: SERVE,
     meaning: 'fill an empty catalogue at start (in production only when set to true)',
-    details: 'with the sample catalogue, its demo partner client included',
+    details: 'with the sample catalogue (its demo partner client as `SEED_DEMO_CLIENT` says)',
     // Production gets the sample catalogue (and its published demo client) only when asked.
     parse: boolean({ default: true, productionDefault: false }),
   },
@@ -229,6 +230,17 @@ export const SETTINGS = {
     meaning: `catalogue size to seed: one of ${SEED_SCALES.join(', ')}`,
     details: 'at start and by `npm run seed`',
     parse: oneOf(SEED_SCALES, { default: 'sample' }),
+  },
+  seedDemoClient: {
+    names: ['SEED_DEMO_CLIENT'],
+    commands: ['serve', 'seed'],
+    meaning:
+      'add the demo partner client (`demo-partner`, its secret published in this README) when seeding',
+    details:
+      'in production only when set to true, and then said in a warning; at start and by `npm run seed`',
+    // Anyone who reads the README can get tokens for the demo client: production gets it
+    // only when asked, even when it asks for the sample catalogue.
+    parse: boolean({ default: true, productionDefault: false }),
   },
   rateLimitAnonymousPerMinute: {
     names: ['RATE_LIMIT_ANONYMOUS_PER_MINUTE'],

@@ -91,12 +91,32 @@ async function seedEmptyCatalogue(
     // The first start's catalogue is as of the day it starts (docs/api.md, "Clock").
     asOf: utcToday(),
     progress: options.progress ?? false,
+    demoClient: config.seedDemoClient,
   });
   logger.info({ rows: report.rows, ms: report.milliseconds }, 'catalogue seeded');
-  if (database.kind === 'embedded') {
-    logger.info(
-      { clientId: DEMO_CLIENT.id, clientSecret: DEMO_CLIENT.secret, ref: DEMO_CLIENT.ref },
-      'sample data only: demo partner credentials',
+  if (report.demoClient) noteDemoClient(logger, config, DEMO_CLIENT);
+}
+
+/**
+ * The one line saying a seed added the demo partner client. Its secret is published in the
+ * README, so in production the line is a warning and leaves the secret out; elsewhere it
+ * hands a developer the credentials to try partner search with.
+ */
+export function noteDemoClient(
+  logger: Logger,
+  config: Pick<Config, 'production'>,
+  client: { id: string; secret: string; ref: string },
+): void {
+  const { id: clientId, ref } = client;
+  if (config.production) {
+    logger.warn(
+      { clientId, ref },
+      'demo partner client added in production (SEED_DEMO_CLIENT=true): its secret is published in the README',
     );
+    return;
   }
+  logger.info(
+    { clientId, clientSecret: client.secret, ref },
+    'sample data only: demo partner client added',
+  );
 }
