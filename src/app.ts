@@ -5,12 +5,13 @@
  * (src/http/handlers.ts); how, the pipeline (src/http/pipeline.ts).
  */
 import { createServerAdapter } from '@whatwg-node/server';
+import { createClientDirectory, type ClientDirectory } from './auth/client-directory.ts';
 import { createLimitCounters } from './auth/limit-counters.ts';
-import { createRateLimiterFromConfig, type RateLimiter } from './auth/rate-limiter.ts';
-import { createSocketAccess } from './auth/socket-access.ts';
+import { createRateLimiterFromConfig } from './auth/rate-limiter.ts';
+import { createSocketAccess, type SocketAccessDependencies } from './auth/socket-access.ts';
 import { createTokenAttemptLimiterFromConfig } from './auth/token-attempts.ts';
 import { createResponseCache } from './cache/response-cache.ts';
-import { followCatalogueChanges } from './changes/catalogue-changes.ts';
+import { followCatalogueChanges, type CatalogueChanges } from './changes/catalogue-changes.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { createMarketDirectory } from './db/repositories/markets.ts';
@@ -55,6 +56,7 @@ export function createApp({ config, database, logger, draining, workerFault }: A
   const metrics = createMetrics(database, config.buildCommit);
   const redis = watchedRedisConnections(config, logger, metrics);
   const { responseCache, changes } = createFollowingCache(config, database, logger, metrics, redis);
+  const clients = createFollowingClients(config, database, changes, logger);
   const graphiqlAssets = createGraphiQLAssets();
   const live = createLivePrices(changes, database.db, liveLimits(config), logger, metrics);
   const yoga = createGraphQLServer({
@@ -67,13 +69,9 @@ export function createApp({ config, database, logger, draining, workerFault }: A
     logger: logger.child({ component: 'graphql' }),
   });
   const sourceOf = createProxyTrust(config);
-  const limitCounters = createLimitCounters({
-    redis: redis.limits,
-    keyPrefix: config.redisKeyPrefix,
-    onFallback: metrics.rateLimitFallback,
-  });
-  const limiter = createRateLimiterFromConfig(config, limitCounters);
-  const webSockets = webSocketsOf(yoga, sourceOf, limiter, config);
+  const limits = createLimits(config, logger, metrics, redis);
+  const webSockets = webSocketsOf(yoga, sourceOf, { config, clients, limiter: limits.requests });
+  answerNotices(changes, { clients });
   metrics.watchLiveSubscriptions(live.count);
   const feedRuns = createFeedRuns({ config, database, logger, metrics });
   const table = createHandlerTable({
@@ -86,21 +84,15 @@ export function createApp({ config, database, logger, draining, workerFault }: A
       JSON.stringify(buildOpenApiDocument(restRoutes, { version: packageVersion() })),
     ),
     graphiqlAssets,
-    token: {
-      db: database.db,
-      config,
-      attempts: createTokenAttemptLimiterFromConfig(config, limitCounters, {
-        logger: logger.child({ component: 'token-attempts' }),
-        metrics,
-      }),
-    },
+    token: { db: database.db, config, attempts: limits.attempts },
     feeds: feedRuns.routes,
   });
   const pipeline = createPipeline({
     config,
     route: createRouter(table),
     sourceOf,
-    limiter,
+    clients,
+    limiter: limits.requests,
     metrics,
     requestLog: createRequestLog(logger, config.logRequestSampleRate),
     logger,
@@ -119,6 +111,7 @@ export function createApp({ config, database, logger, draining, workerFault }: A
           metrics.close();
           live.completeAll();
           await webSockets.close();
+          clients.close();
           await changes.close();
           await Promise.all([redis.close(), feedRuns.close(FEED_RUNS_DISPOSE_GRACE_MS)]);
         },
@@ -127,8 +120,8 @@ export function createApp({ config, database, logger, draining, workerFault }: A
   });
   return Object.assign(nodeListener(handle, logger), {
     fetch: fetching.fetch,
-    /** Settles once the app listens for catalogue changes (at once without a cache). */
-    listening: changes.ready,
+    /** Settles once the app listens for catalogue changes and has read the API clients. */
+    listening: Promise.all([changes.ready, clients.ready]).then(() => undefined),
     /** node:http's 'upgrade' listener: graphql-ws on /graphql (src/graph/graphql-ws.ts). */
     upgrade: webSockets.upgrade,
     /** How many subscriptions this app serves now. */
@@ -158,14 +151,13 @@ export type App = ReturnType<typeof createApp>;
 function webSocketsOf(
   yoga: GraphQLServer,
   sourceOf: ReturnType<typeof createProxyTrust>,
-  limiter: RateLimiter,
-  config: Config,
+  access: SocketAccessDependencies & { config: Config },
 ) {
   return createGraphQLWebSockets({
     yoga,
-    access: createSocketAccess(config, limiter),
+    access: createSocketAccess(access),
     clientIpOf: (request) => sourceOf(request).clientIp,
-    keepAliveMs: config.liveKeepAliveSeconds * 1000,
+    keepAliveMs: access.config.liveKeepAliveSeconds * 1000,
   });
 }
 
@@ -186,6 +178,59 @@ function liveLimits(config: Config) {
     perConnection: config.liveSubscriptionsPerConnection,
     perClientIp: config.liveSubscriptionsPerClientIp,
     bufferEvents: config.liveBufferEvents,
+  };
+}
+
+/**
+ * The API clients that exist (a token of any other is refused), read on the connection that
+ * listens for changes (again when an operator's command says they changed: answerNotices).
+ */
+function createFollowingClients(
+  config: Config,
+  database: DatabaseHandle,
+  changes: CatalogueChanges,
+  logger: Logger,
+) {
+  return createClientDirectory({
+    db: database.db,
+    read: (statement) => changes.read(statement),
+    after: changes.ready,
+    // The embedded database is this process's own: no other process changes its clients.
+    refreshMs: database.kind === 'postgres' ? config.tokenClientsRefreshSeconds * 1000 : undefined,
+    logger: logger.child({ component: 'api-clients' }),
+  });
+}
+
+/** What the operators' commands tell every process (src/changes/notices.ts), done here. */
+function answerNotices(changes: CatalogueChanges, parts: { clients: ClientDirectory }) {
+  changes.onNotice(async (notice) => {
+    switch (notice.kind) {
+      case 'clients-changed':
+        return parts.clients.reload();
+    }
+  });
+}
+
+/**
+ * The request limits and the token endpoint's failure delays, counted in Redis shared by every
+ * process when there is one, else in this process.
+ */
+function createLimits(
+  config: Config,
+  logger: Logger,
+  metrics: AppMetrics,
+  redis: RedisConnections,
+) {
+  const counters = createLimitCounters({
+    redis: redis.limits,
+    keyPrefix: config.redisKeyPrefix,
+    onFallback: metrics.rateLimitFallback,
+  });
+  const signals = { logger: logger.child({ component: 'token-attempts' }), metrics };
+  return {
+    counters,
+    requests: createRateLimiterFromConfig(config, counters),
+    attempts: createTokenAttemptLimiterFromConfig(config, counters, signals),
   };
 }
 

@@ -8,7 +8,7 @@
 import type { Config } from '../config.ts';
 import { errorResponse, graphqlErrorResponse } from '../responses.ts';
 import { TOKEN_PATH } from './token-endpoint.ts';
-import { verifyToken, type ClockOptions, type VerifiedClient } from './tokens.ts';
+import { verifyToken, type VerifiedClient, type VerifyOptions } from './tokens.ts';
 
 export const PARTNER_REALM = 'partner-search';
 
@@ -26,7 +26,7 @@ export interface AccessTarget {
   shopId?: string | undefined;
 }
 
-export type InvalidTokenReason = 'malformed' | 'invalid' | 'expired';
+export type InvalidTokenReason = 'malformed' | 'invalid' | 'expired' | 'revoked';
 
 export type Caller =
   { kind: 'anonymous' } | VerifiedClient | { kind: 'invalid'; reason: InvalidTokenReason };
@@ -44,16 +44,16 @@ const ANONYMOUS: Caller = { kind: 'anonymous' };
 export function authenticate(
   request: Request,
   config: Pick<Config, 'tokenSecrets'>,
-  clock: ClockOptions = {},
+  options: VerifyOptions = {},
 ): Promise<Caller> {
-  return authenticateAuthorization(request.headers.get('authorization'), config, clock);
+  return authenticateAuthorization(request.headers.get('authorization'), config, options);
 }
 
 /** The same verdict from an Authorization value carried elsewhere (a graphql-ws connection's). */
 export async function authenticateAuthorization(
   authorization: string | null | undefined,
   config: Pick<Config, 'tokenSecrets'>,
-  clock: ClockOptions = {},
+  options: VerifyOptions = {},
 ): Promise<Caller> {
   const header = authorization?.trim();
   if (!header) return ANONYMOUS;
@@ -64,7 +64,7 @@ export async function authenticateAuthorization(
   if (credentials.length !== 1 || token === undefined || !B64TOKEN.test(token)) {
     return { kind: 'invalid', reason: 'malformed' };
   }
-  return verifyToken(config, token, clock);
+  return verifyToken(config, token, options);
 }
 
 /** The refusal a route of this access gives the caller; null when the caller may go on. */
@@ -167,6 +167,7 @@ const INVALID_TOKEN_MESSAGES: Record<InvalidTokenReason, string> = {
   malformed: 'the Authorization header must be "Bearer <access token>"',
   invalid: 'the access token is invalid',
   expired: 'the access token has expired',
+  revoked: 'the access token has been revoked',
 };
 
 /** What a refused token is told, on every route and transport. */

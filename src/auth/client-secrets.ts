@@ -2,7 +2,7 @@
  * Client secrets are stored as scrypt hashes (node:crypto), never in plain text, and compared
  * in constant time.
  */
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const PARAMETERS = { N: 16384, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
@@ -39,4 +39,14 @@ export async function verifyClientSecret(secret: string, stored: string): Promis
     p: Number(p),
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * What a token carries of the secret its client had when it was issued (the claim `gen`): a
+ * digest of the stored hash, which nothing can be learnt from. A client that is deleted and
+ * added again under the same id (a reseed's demo partner) has a new salt, so a new generation,
+ * and the tokens of the one before no longer match it.
+ */
+export function clientGeneration(secretHash: string): string {
+  return createHash('sha256').update(secretHash).digest('base64url').slice(0, 16);
 }

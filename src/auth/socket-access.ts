@@ -7,15 +7,23 @@
  */
 import type { Config } from '../config.ts';
 import { authenticateAuthorization, invalidTokenMessage, type Caller } from './caller.ts';
+import type { ClientDirectory } from './client-directory.ts';
 import { rateLimitSubject, type RateLimiter } from './rate-limiter.ts';
 
-export function createSocketAccess(config: Pick<Config, 'tokenSecrets'>, limiter: RateLimiter) {
+export interface SocketAccessDependencies {
+  config: Pick<Config, 'tokenSecrets'>;
+  /** The clients that exist: a token of any other is refused, as over HTTP. */
+  clients: Pick<ClientDirectory, 'stands'>;
+  limiter: RateLimiter;
+}
+
+export function createSocketAccess({ config, clients, limiter }: SocketAccessDependencies) {
   return {
     /** The connection's caller, or why its token is refused (what the socket is closed with). */
     async admit(
       authorization: string | undefined,
     ): Promise<{ caller: Caller } | { refused: string }> {
-      const caller = await authenticateAuthorization(authorization, config);
+      const caller = await authenticateAuthorization(authorization, config, { clients });
       return caller.kind === 'invalid'
         ? { refused: invalidTokenMessage(caller.reason) }
         : { caller };

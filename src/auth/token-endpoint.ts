@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { CLIENT_ID_PATTERN, loggableClientId } from './client-id.ts';
-import { hashClientSecret, verifyClientSecret } from './client-secrets.ts';
+import { clientGeneration, hashClientSecret, verifyClientSecret } from './client-secrets.ts';
 import type { TokenAttemptLimiter } from './token-attempts.ts';
 import { issueToken, type ClockOptions, type TokenConfig, type TokenSubject } from './tokens.ts';
 import { findApiClientWithRefs } from '../db/repositories/api-clients.ts';
@@ -282,9 +282,9 @@ async function authenticateClient(
     ? await findApiClientWithRefs(db, clientId)
     : undefined;
   const matches = await verifyClientSecret(secret, client?.secretHash ?? (await decoy()));
-  return client && matches
-    ? { id: client.id, refs: client.refs, shopId: client.shopId }
-    : undefined;
+  if (!client || !matches) return undefined;
+  const { id, refs, shopId, secretHash } = client;
+  return { id, refs, shopId, generation: clientGeneration(secretHash) };
 }
 
 /**

@@ -10,7 +10,8 @@
  * from the outbox when it is up again, before those announced meanwhile. Each run is followed
  * once: not again when read back, nor one the outbox held when the process began listening.
  * The embedded database is one process: PGlite delivers the same notification to its own
- * listeners after the commit.
+ * listeners after the commit. The same connection hears the operators' notices
+ * (src/changes/notices.ts) and runs the process's other upkeep statements.
  */
 import { sql, type CompiledQuery, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -24,6 +25,7 @@ import {
 import type { Database } from '../db/types.ts';
 import type { Logger } from '../logger.ts';
 import { isMarketCode, type MarketCode } from '../markets.ts';
+import { NOTICES_CHANNEL, readNotice, type NoticeHandler } from './notices.ts';
 
 /** The notification channel; its payload is a run id. */
 export const CATALOGUE_CHANGES_CHANNEL = 'catalogue_changes';
@@ -45,6 +47,13 @@ export interface CatalogueChanges {
    * unsubscribes.
    */
   subscribe(handler: CatalogueChangeHandler): () => void;
+  /** Calls `handler` with each operator's notice heard from now on; unsubscribes. */
+  onNotice(handler: NoticeHandler): () => void;
+  /**
+   * Runs a statement of the process's upkeep (not a request's): on a server on the listening
+   * connection, so it takes none of the pool's connections (the pool's while that is down).
+   */
+  read<Row>(statement: CompiledQuery<Row>): Promise<Row[]>;
   /** Settles once the first attempt to listen has succeeded or failed (tests wait for it). */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -73,11 +82,22 @@ export function followCatalogueChanges(
   delays: ReconnectDelays = DEFAULT_DELAYS,
 ): CatalogueChanges {
   const handlers = new Set<CatalogueChangeHandler>();
+  const noticeHandlers = new Set<NoticeHandler>();
   const heardUpTo: HeardUpTo = { sequence: undefined, runs: recentRuns(REMEMBERED_RUNS) };
   // Runs are handled one after the other, in the order heard.
   let handled: Promise<void> = Promise.resolve();
   const heard = (runId: string) => {
     handled = handled.then(() => deliver(runId));
+  };
+  // Notices are answered as they come, beside the runs: none waits for a run's handlers.
+  const noticed = (payload: string) => {
+    const notice = readNotice(payload);
+    if (notice === undefined) return;
+    for (const handler of noticeHandlers) {
+      void (async () => handler(notice))().catch((error: unknown) =>
+        logger.error({ err: error, notice }, 'catalogue changes: a notice’s handler failed'),
+      );
+    }
   };
 
   async function deliver(runId: string): Promise<void> {
@@ -111,17 +131,23 @@ export function followCatalogueChanges(
 
   const source =
     database.kind === 'embedded' && database.pglite
-      ? listenEmbedded(database, heard)
-      : listenOnServer(database, logger, delays, heard, heardUpTo);
+      ? listenEmbedded(database, { heard, noticed })
+      : listenOnServer(database, logger, delays, { heard, noticed }, heardUpTo);
 
   return {
     subscribe(handler) {
       handlers.add(handler);
       return () => handlers.delete(handler);
     },
+    onNotice(handler) {
+      noticeHandlers.add(handler);
+      return () => noticeHandlers.delete(handler);
+    },
+    read: (statement) => source.read(statement),
     ready: source.ready,
     async close() {
       handlers.clear();
+      noticeHandlers.clear();
       await source.close();
       await handled;
     },
@@ -138,16 +164,25 @@ interface Source {
   close(): Promise<void>;
 }
 
-function listenEmbedded(database: DatabaseHandle, heard: (runId: string) => void): Source {
-  const unlisten = database.pglite!.listen(CATALOGUE_CHANGES_CHANNEL, heard);
+/** What a listener is told: a run's id, an operator's notice (its payload). */
+interface Heard {
+  heard(runId: string): void;
+  noticed(payload: string): void;
+}
+
+function listenEmbedded(database: DatabaseHandle, { heard, noticed }: Heard): Source {
+  const unlistens = [
+    database.pglite!.listen(CATALOGUE_CHANGES_CHANNEL, heard),
+    database.pglite!.listen(NOTICES_CHANNEL, noticed),
+  ];
   // An instance closed before the listening began (an app dropped with its database) ends it:
   // nothing to follow, and nothing to report to a process no one listens to.
-  const listening = unlisten.catch(() => undefined);
+  const listening = Promise.all(unlistens).catch(() => undefined);
   return {
     ready: listening.then(() => undefined),
     read: async (statement) => (await database.db.executeQuery(statement)).rows,
     async close() {
-      await (await listening)?.().catch(() => undefined);
+      for (const unlisten of (await listening) ?? []) await unlisten().catch(() => undefined);
     },
   };
 }
@@ -230,7 +265,7 @@ function listenOnServer(
   database: DatabaseHandle,
   logger: Logger,
   delays: ReconnectDelays,
-  heard: (runId: string) => void,
+  { heard, noticed }: Heard,
   heardUpTo: HeardUpTo,
 ): Source {
   let current: pg.Client | undefined;
@@ -249,6 +284,7 @@ function listenOnServer(
     // them: a run is never followed before an earlier one it missed.
     let held: string[] | undefined = failures > 0 ? [] : undefined;
     next.on('notification', ({ channel, payload }) => {
+      if (channel === NOTICES_CHANNEL && payload) return noticed(payload);
       if (channel !== CATALOGUE_CHANGES_CHANNEL || !payload) return;
       if (held) held.push(payload);
       else heard(payload);
@@ -257,7 +293,7 @@ function listenOnServer(
     next.on('end', () => lost(next, new Error('the connection ended')));
     try {
       await next.connect();
-      await next.query(`listen ${CATALOGUE_CHANGES_CHANNEL}`);
+      await next.query(`listen ${CATALOGUE_CHANGES_CHANNEL}; listen ${NOTICES_CHANNEL}`);
     } catch (error) {
       lost(next, error);
       return;

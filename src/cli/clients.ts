@@ -1,10 +1,13 @@
 /**
  * `clients`: add, list and revoke the API clients that get tokens at the token endpoint
  * (docs/operations.md, "API clients"). What a command prints on stdout is its result (with
- * `--json`, for scripts); its log lines go to stderr.
+ * `--json`, for scripts); its log lines go to stderr. Adding and revoking tell every serving
+ * process on the database (src/changes/notices.ts), which read their list of clients again:
+ * a revoked client's tokens are refused from then on.
  */
 import { generateClientId } from '../auth/client-id.ts';
 import { generateClientSecret, hashClientSecret } from '../auth/client-secrets.ts';
+import { announceNotice } from '../changes/notices.ts';
 import type { Config } from '../config.ts';
 import type { DatabaseHandle } from '../db/client.ts';
 import {
@@ -42,6 +45,7 @@ async function createClient(
   const clientSecret = generateClientSecret();
   const secretHash = await hashClientSecret(clientSecret);
   await insertApiClient(database.db, { id: clientId, secretHash, ...client });
+  await announceNotice(database.db, { kind: 'clients-changed' });
   logger.info({ clientId, refs: client.refs, shopId: client.shopId }, 'client added');
   if (json) {
     print(JSON.stringify({ clientId, clientSecret }));
@@ -111,10 +115,11 @@ export async function revokeClient(
     if (!(await deleteApiClient(database.db, clientId!))) {
       throw new UsageError(`no client has the id "${clientId}" (list shows them)`);
     }
+    await announceNotice(database.db, { kind: 'clients-changed' });
     logger.info({ clientId }, 'client revoked');
     print(
-      `revoked ${clientId}: it gets no new token; a token issued before stays valid until it ` +
-        'expires (TOKEN_TTL_SECONDS of the server)',
+      `revoked ${clientId}: it gets no new token, and the serving processes refuse the tokens ` +
+        'it holds from now on (within TOKEN_CLIENTS_REFRESH_SECONDS of the server at most)',
     );
   });
 }

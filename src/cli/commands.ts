@@ -125,9 +125,9 @@ export const LIST_CLIENTS = {
 export const REVOKE_CLIENT = {
   invocation: `${CLIENTS_INVOCATION} revoke`,
   summary:
-    'Deletes a client: it gets no new token, and its refs are free for another.\n' +
-    'A token issued before stays valid until it expires (TOKEN_TTL_SECONDS of the server:\n' +
-    'an hour by default).',
+    'Deletes a client: it gets no new token, and its refs are free for another. The serving\n' +
+    'processes are told and refuse the tokens it holds from then on (one that missed it\n' +
+    'within TOKEN_CLIENTS_REFRESH_SECONDS).',
   operands: [{ name: 'CLIENT_ID', description: 'the client, as `list` shows it' }],
   options: {},
   environment: environmentOf('clients'),

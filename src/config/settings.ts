@@ -119,8 +119,18 @@ export const SETTINGS = {
   tokenTtlSeconds: {
     names: ['TOKEN_TTL_SECONDS'],
     commands: SERVE,
-    meaning: 'lifetime of an access token (a revoked client keeps its tokens until then)',
+    meaning: 'lifetime of an access token',
     parse: integer({ min: 60, max: 86_400, default: 3600 }),
+  },
+  tokenClientsRefreshSeconds: {
+    names: ['TOKEN_CLIENTS_REFRESH_SECONDS'],
+    commands: SERVE,
+    meaning: 'how often each process reads the list of API clients again, on a server',
+    details:
+      "a revoked client's tokens are refused as soon as `npm run clients` tells the processes, " +
+      'or within this when a process missed that or a client was deleted some other way ' +
+      '([docs/operations.md](docs/operations.md#api-clients))',
+    parse: integer({ min: 1, max: 3600, default: 30 }),
   },
   port: {
     names: ['PORT'],

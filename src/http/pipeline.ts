@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { authenticate, type Caller } from '../auth/caller.ts';
+import type { ClientDirectory } from '../auth/client-directory.ts';
 import { rateLimitSubject, tokenEndpointSubject, type RateLimiter } from '../auth/rate-limiter.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
@@ -48,6 +49,8 @@ export interface PipelineDependencies {
   config: Pick<Config, 'requestTimeoutMs' | 'tokenSecrets'>;
   route(pathname: string): Promise<Routed>;
   sourceOf(req: IncomingMessage | undefined): RequestSource;
+  /** The clients that exist: a token of any other is refused. */
+  clients: Pick<ClientDirectory, 'stands'>;
   limiter: RateLimiter;
   metrics: Pick<AppMetrics, 'requestArrived' | 'observeRequest'>;
   requestLog: RequestLog;
@@ -62,11 +65,11 @@ function requestIdOf(given: string | null | undefined): string {
 }
 
 export function createPipeline(deps: PipelineDependencies) {
-  const { config, limiter, logger } = deps;
+  const { config, clients, limiter, logger } = deps;
 
   /** The handler's answer, unless its limit or its methods refuse the request first. */
   async function answer(exchange: Exchange, handler: Handler, record: RequestRecord) {
-    const caller = await authenticate(exchange.request, config);
+    const caller = await authenticate(exchange.request, config, { clients });
     if (caller.kind === 'client') record.clientId = caller.clientId;
     const limited = await takeLimit(limiter, handler, caller, exchange);
     if (limited) return limited;

@@ -10,7 +10,7 @@ import {
 import { issueToken } from '../../src/auth/tokens.ts';
 
 const config = { tokenSecrets: ['s'.repeat(40)], tokenTtlSeconds: 600 };
-const client = { id: 'acme', refs: ['acme-se', 'acme-no'] };
+const client = { id: 'acme', refs: ['acme-se', 'acme-no'], generation: 'generation-1' };
 const ISSUED = new Date('2025-01-01T12:00:00Z');
 const LATER = new Date(ISSUED.getTime() + 601_000);
 

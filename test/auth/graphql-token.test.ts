@@ -1,11 +1,12 @@
 /**
  * One rule for tokens, on /graphql as on REST: no token is anonymous, a token that is sent must
- * be valid. An expired, forged or garbled one is a 401 with the RFC 6750 challenge, in
+ * be valid. An expired, forged, revoked or garbled one is a 401 with the RFC 6750 challenge, in
  * GraphQL's error shape, before anything of the document runs.
  */
 import { describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
+import { tokenSubjectOf } from '../helpers/clients.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
@@ -18,12 +19,17 @@ const catalogue = useSeededCatalogue({
   RATE_LIMIT_CLIENT_PER_MINUTE: '0',
 });
 
-const DEMO = { id: DEMO_CLIENT.id, refs: [DEMO_CLIENT.ref] };
 const QUERY = '{ markets { code currency } }';
 
-async function tokenSigned(secret: string, issuedAt = new Date()): Promise<string> {
+async function tokenSigned(
+  secret: string,
+  issuedAt = new Date(),
+  generation?: string,
+): Promise<string> {
   const config = { tokenSecrets: [secret], tokenTtlSeconds: TTL_SECONDS };
-  return (await issueToken(config, DEMO, { now: issuedAt })).access_token;
+  const demo = await tokenSubjectOf(catalogue.database.db, DEMO_CLIENT.id);
+  const subject = { ...demo, generation: generation ?? demo.generation };
+  return (await issueToken(config, subject, { now: issuedAt })).access_token;
 }
 
 async function refusedTokens(): Promise<Record<string, { header: string; message: string }>> {
@@ -38,6 +44,11 @@ async function refusedTokens(): Promise<Record<string, { header: string; message
     'signed with another secret': {
       header: `Bearer ${await tokenSigned('someone-elses-secret-0123456789abcdef')}`,
       message: 'the access token is invalid',
+    },
+    // The demo client's id, but another secret's: the client was deleted and added again.
+    'of a revoked client': {
+      header: `Bearer ${await tokenSigned(TOKEN_SECRET, new Date(), 'another-generation')}`,
+      message: 'the access token has been revoked',
     },
     'with a forged signature': {
       header: `Bearer ${header}.${payload}.${'A'.repeat(43)}`,

@@ -10,7 +10,7 @@ import {
 } from '../../src/auth/tokens.ts';
 
 const config = { tokenSecrets: ['s'.repeat(40)], tokenTtlSeconds: 600 };
-const client = { id: 'acme', refs: ['acme-se', 'acme-no'] };
+const client = { id: 'acme', refs: ['acme-se', 'acme-no'], generation: 'generation-1' };
 const ISSUED = new Date('2025-01-01T12:00:00Z');
 const secondsAfterIssue = (seconds: number) => new Date(ISSUED.getTime() + seconds * 1000);
 
@@ -51,6 +51,7 @@ describe('issueToken', () => {
       aud: TOKEN_AUDIENCE,
       sub: 'acme',
       refs: ['acme-se', 'acme-no'],
+      gen: 'generation-1',
       iat: issuedAt,
       exp: issuedAt + 600,
     });
@@ -68,7 +69,7 @@ describe('verifyToken', () => {
   });
 
   it("carries a shop's client's shop as its `shop` claim, and a partner's none", async () => {
-    const shopClient = { id: 'shop-12-abc', refs: [], shopId: 12 };
+    const shopClient = { id: 'shop-12-abc', refs: [], shopId: 12, generation: 'generation-2' };
     const { access_token: token } = await issueToken(config, shopClient, { now: ISSUED });
     expect(decodeJwt(token)).toMatchObject({ sub: 'shop-12-abc', refs: [], shop: 12 });
     expect(await verifyToken(config, token, { now: ISSUED })).toEqual({
@@ -82,6 +83,46 @@ describe('verifyToken', () => {
     expect(await verifyToken(config, partner.access_token, { now: ISSUED })).not.toHaveProperty(
       'shopId',
     );
+  });
+
+  it('says revoked when its client no longer stands, with the generation the token names', async () => {
+    const asked: [string, string | undefined][] = [];
+    const standing = (verdict: boolean) => ({
+      stands: async (clientId: string, generation: string | undefined) => {
+        asked.push([clientId, generation]);
+        return verdict;
+      },
+    });
+    const token = await tokenOf();
+    const now = { now: ISSUED };
+    expect(await verifyToken(config, token, { ...now, clients: standing(true) })).toMatchObject({
+      kind: 'client',
+      clientId: 'acme',
+    });
+    expect(await verifyToken(config, token, { ...now, clients: standing(false) })).toEqual({
+      kind: 'invalid',
+      reason: 'revoked',
+    });
+    // A token of a release before generations: its client's existence alone is asked.
+    const { gen: _generation, ...older } = decodeJwt(token);
+    expect(
+      await verifyToken(config, await forge(older), { ...now, clients: standing(true) }),
+    ).toMatchObject({ kind: 'client' });
+    expect(asked).toEqual([
+      ['acme', 'generation-1'],
+      ['acme', 'generation-1'],
+      ['acme', undefined],
+    ]);
+    // A forgery or an expired token never gets that far.
+    const expired = { now: secondsAfterIssue(600), clients: standing(true) };
+    expect(await verifyToken(config, token, expired)).toMatchObject({ reason: 'expired' });
+    const badGeneration = await forge({ gen: 7 });
+    expect(
+      await verifyToken(config, badGeneration, { ...now, clients: standing(true) }),
+    ).toMatchObject({
+      reason: 'invalid',
+    });
+    expect(asked).toHaveLength(3);
   });
 
   it('says expired from the token lifetime on', async () => {

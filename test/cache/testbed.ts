@@ -12,6 +12,7 @@ import { issueToken } from '../../src/auth/tokens.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
+import { insertPartnerClient, tokenSubjectOf } from '../helpers/clients.ts';
 import { scrape, valueOf } from '../helpers/prometheus.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
@@ -141,10 +142,10 @@ export function useCacheTestbed(settings: () => Record<string, string>): CacheTe
 
   beforeAll(async () => {
     const config = loadConfig({});
-    demoToken = (await issueToken(config, { id: DEMO_CLIENT.id, refs: [DEMO_CLIENT.ref] }))
-      .access_token;
-    otherToken = (await issueToken(config, { id: 'other-partner', refs: ['other-ref'] }))
-      .access_token;
+    const { db } = catalogue.database;
+    demoToken = (await issueToken(config, await tokenSubjectOf(db, DEMO_CLIENT.id))).access_token;
+    const other = { id: 'other-partner', secret: 'other-secret', refs: ['other-ref'] };
+    otherToken = (await issueToken(config, await insertPartnerClient(db, other))).access_token;
     const listing = await catalogue.graphql(
       '{ products(market: SE, first: 6) { edges { node { productId } } } }',
     );

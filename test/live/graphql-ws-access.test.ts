@@ -2,21 +2,24 @@
  * graphql-ws held to the token rules and the request limit of /graphql over HTTP, with the real
  * `graphql-ws` client over a real socket: a token in `connection_init`'s payload
  * (`connectionParams: { authorization: 'Bearer …' }`) admits the socket, and a partner's
- * subscription on it gets its events with the ref; an expired, forged or garbled one closes
- * the socket with 4403 and the message HTTP's 401 carries, also when it expires while the
- * socket is open; each operation counts against the caller's allowance, the client's with a
+ * subscription on it gets its events with the ref; an expired, forged, garbled or revoked one
+ * closes the socket with 4403 and the message HTTP's 401 carries, also when it expires while
+ * the socket is open; each operation counts against the caller's allowance, the client's with a
  * token, the address's (shared with HTTP) without.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createApp, type App } from '../../src/app.ts';
-import { issueToken } from '../../src/auth/tokens.ts';
+import { issueToken, type TokenSubject } from '../../src/auth/tokens.ts';
+import { announceNotice } from '../../src/changes/notices.ts';
 import { loadConfig } from '../../src/config.ts';
+import { deleteApiClient } from '../../src/db/repositories/api-clients.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
+import { insertPartnerClient, tokenSubjectOf } from '../helpers/clients.ts';
 import { databaseKind } from '../helpers/database.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 import { feedPusher, waitUntil } from './live-pushes.ts';
@@ -30,12 +33,19 @@ const SETTINGS = {
   RATE_LIMIT_CLIENT_PER_MINUTE: '0',
   RESPONSE_CACHE_TTL_SECONDS: '0',
 };
-const DEMO = { id: DEMO_CLIENT.id, refs: [DEMO_CLIENT.ref] };
 const MARKETS = '{ markets { code } }';
+/** How soon the process refuses a revoked client's token once told: room for a busy machine. */
+const TOLD_BOUND_MS = 5_000;
+/** The demo partner, as the token endpoint issues its tokens (read once its catalogue is). */
+let demo: TokenSubject;
 
-async function tokenSigned(secret: string, issuedAt = new Date()): Promise<string> {
+async function tokenSigned(
+  secret: string,
+  issuedAt = new Date(),
+  subject: TokenSubject = demo,
+): Promise<string> {
   const config = { tokenSecrets: [secret], tokenTtlSeconds: TTL_SECONDS };
-  return (await issueToken(config, DEMO, { now: issuedAt })).access_token;
+  return (await issueToken(config, subject, { now: issuedAt })).access_token;
 }
 
 /** An app on a real port, graphql-ws on its upgrades. */
@@ -83,6 +93,7 @@ describe(`graphql-ws access on ${databaseKind}`, () => {
   };
 
   beforeAll(async () => {
+    demo = await tokenSubjectOf(catalogue.database.db, DEMO_CLIENT.id);
     app = createApp({
       config: loadConfig(SETTINGS),
       database: catalogue.database,
@@ -133,6 +144,29 @@ describe(`graphql-ws access on ${databaseKind}`, () => {
       const ended = await runOnce(client(authorization), MARKETS);
       expect(ended, authorization).toMatchObject({ code: 4403, reason: message });
     }
+  });
+
+  it('closes the socket with 4403 for a revoked client’s token, once the process is told', async () => {
+    const db = catalogue.database.db;
+    const revoked = await insertPartnerClient(db, {
+      id: 'partner-ws-revoked',
+      secret: 'a-secret-of-its-own',
+      refs: [],
+    });
+    const authorization = `Bearer ${await tokenSigned(TOKEN_SECRET, new Date(), revoked)}`;
+    expect(await runOnce(client(authorization), MARKETS)).toMatchObject({
+      data: expect.any(Object),
+    });
+    await deleteApiClient(db, revoked.id);
+    await announceNotice(db, { kind: 'clients-changed' });
+    await vi.waitFor(
+      async () =>
+        expect(await runOnce(client(authorization), MARKETS)).toMatchObject({
+          code: 4403,
+          reason: 'the access token has been revoked',
+        }),
+      { timeout: TOLD_BOUND_MS, interval: 50 },
+    );
   });
 
   it('closes the socket with 4403 once its token expires, at the next operation', async () => {

@@ -1,8 +1,8 @@
 /**
  * API clients (docs/api.md, "Authentication"): a hashed secret, and either the `ref` ids a
  * partner's client owns or the shop a shop's client writes for. The token endpoint reads them
- * and the `clients` command manages them; tokens carry what a request needs, so nothing else
- * reads this.
+ * and the `clients` command manages them; tokens carry what a request needs, and each process
+ * keeps a list of the clients that exist to refuse the tokens of those that no longer do.
  */
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../types.ts';
@@ -68,6 +68,14 @@ export async function findApiClientWithRefs(
     refs: row.refs,
     shopId: row.shop_id,
   };
+}
+
+/**
+ * The statement of every client's id and secret hash, compiled for the connection that
+ * listens for changes to run itself (the list of clients is the process's upkeep).
+ */
+export function clientSecretHashes(db: Kysely<Database>) {
+  return db.selectFrom('api_clients').select(['id', 'secret_hash']).compile();
 }
 
 /** Every client, oldest first, with its refs or its shop. */
