@@ -6,11 +6,12 @@
  */
 import { createServerAdapter } from '@whatwg-node/server';
 import { createClientDirectory, type ClientDirectory } from './auth/client-directory.ts';
-import { createLimitCounters } from './auth/limit-counters.ts';
+import { loggableClientId } from './auth/client-id.ts';
+import { createLimitCounters, type LimitCounters } from './auth/limit-counters.ts';
 import { createRateLimiterFromConfig } from './auth/rate-limiter.ts';
 import { createSocketAccess, type SocketAccessDependencies } from './auth/socket-access.ts';
-import { createTokenAttemptLimiterFromConfig } from './auth/token-attempts.ts';
-import { createResponseCache } from './cache/response-cache.ts';
+import { createTokenAttemptLimiterFromConfig, forgetTokenFailures } from './auth/token-attempts.ts';
+import { createResponseCache, type ResponseCache } from './cache/response-cache.ts';
 import { followCatalogueChanges, type CatalogueChanges } from './changes/catalogue-changes.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/client.ts';
@@ -71,7 +72,7 @@ export function createApp({ config, database, logger, draining, workerFault }: A
   const sourceOf = createProxyTrust(config);
   const limits = createLimits(config, logger, metrics, redis);
   const webSockets = webSocketsOf(yoga, sourceOf, { config, clients, limiter: limits.requests });
-  answerNotices(changes, { clients });
+  answerNotices(changes, { clients, responseCache, counters: limits.counters }, logger);
   metrics.watchLiveSubscriptions(live.count);
   const feedRuns = createFeedRuns({ config, database, logger, metrics });
   const table = createHandlerTable({
@@ -202,11 +203,29 @@ function createFollowingClients(
 }
 
 /** What the operators' commands tell every process (src/changes/notices.ts), done here. */
-function answerNotices(changes: CatalogueChanges, parts: { clients: ClientDirectory }) {
+function answerNotices(
+  changes: CatalogueChanges,
+  parts: {
+    clients: ClientDirectory;
+    responseCache: ResponseCache | undefined;
+    counters: LimitCounters;
+  },
+  logger: Logger,
+) {
   changes.onNotice(async (notice) => {
     switch (notice.kind) {
       case 'clients-changed':
         return parts.clients.reload();
+      case 'cache-purged':
+        return parts.responseCache?.purge();
+      case 'client-unlocked': {
+        const { clientId, address } = notice;
+        const forgotten = await forgetTokenFailures(parts.counters, clientId, address);
+        logger.info(
+          { tokenClientId: loggableClientId(clientId), clientIp: address, forgotten },
+          'token requests: a client unlocked; its failed attempts forgotten',
+        );
+      }
     }
   });
 }

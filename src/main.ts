@@ -3,9 +3,10 @@
  *   serve (default)   bind PORT, migrate, seed when empty, serve
  *   migrate           apply pending migrations and exit
  *   seed              fill the catalogue at a scale
- *   clients           add, list and revoke API clients (partners' and shops')
+ *   clients           add, list, revoke and unlock API clients (partners' and shops')
  *   feed              apply a shop's full feed from a file
  *   documents         add and list the trusted documents /graphql runs by id
+ *   cache             purge the response cache
  * `<command> --help` lists a command's options and environment variables; src/cli/errors.ts
  * says how each failure ends (a log line or a line on stderr, exit code 1 or 2).
  */
@@ -25,15 +26,18 @@ import {
   ADD_PARTNER,
   ADD_DOCUMENTS,
   ADD_SHOP,
+  CACHE,
   CLIENTS,
   DOCUMENTS,
   FEED,
   LIST_CLIENTS,
   LIST_DOCUMENTS,
   MIGRATE,
+  PURGE_CACHE,
   REVOKE_CLIENT,
   SEED,
   SERVE,
+  UNLOCK_CLIENT,
 } from './cli/commands.ts';
 
 type Run<Options extends Record<string, OptionSpec>> = (
@@ -101,18 +105,22 @@ const COMMANDS: Record<string, Command> = {
     'add-shop': command(ADD_SHOP, async () => (await loadClients()).addShop),
     list: command(LIST_CLIENTS, async () => (await loadClients()).listClients),
     revoke: command(REVOKE_CLIENT, async () => (await loadClients()).revokeClient),
+    unlock: command(UNLOCK_CLIENT, async () => (await loadClients()).unlockClient),
   }),
   feed: command(FEED, async () => (await import('./cli/feed.ts')).feed),
   documents: commandGroup(DOCUMENTS, {
     add: command(ADD_DOCUMENTS, async () => (await loadDocuments()).addDocuments),
     list: command(LIST_DOCUMENTS, async () => (await loadDocuments()).listDocuments),
   }),
+  cache: commandGroup(CACHE, {
+    purge: command(PURGE_CACHE, async () => (await import('./cli/cache.ts')).purgeCache),
+  }),
 };
 
 function overview(): string {
   return [
     'Usage: node src/main.ts [command] [options]  (npm start, npm run migrate, npm run seed,',
-    '       npm run clients, npm run feed, npm run documents)',
+    '       npm run clients, npm run feed, npm run documents, npm run cache)',
     '',
     'Commands:',
     ...columns(Object.entries(COMMANDS).map(([name, { summary }]) => [name, summary])),

@@ -13,6 +13,7 @@
  */
 import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RedisConnection, RedisUse } from '../redis/connection.ts';
+import { deleteKeysUnder } from '../redis/keys.ts';
 
 /** A key's window: the points counted in it so far, and when it closes. */
 export interface WindowCount {
@@ -43,6 +44,12 @@ export interface LimitCounters {
   counter(name: string, durationSeconds: number): LimitCounter;
   /** The holds named `name`. */
   holds(name: string): LimitHolds;
+  /**
+   * Forgets the counts or holds `name` keeps for the keys `matches` accepts, in this process's
+   * memory and in Redis (an operator's unlock): how many keys went, or undefined when Redis
+   * could not be used (those in memory went all the same).
+   */
+  forget(name: string, matches: (key: string) => boolean): Promise<number | undefined>;
 }
 
 export interface LimitCountersOptions {
@@ -61,6 +68,10 @@ export interface LimitCountersOptions {
 const UNREFUSED = Number.MAX_SAFE_INTEGER;
 
 type Library = typeof import('rate-limiter-flexible');
+type MemoryLimiter = InstanceType<Library['RateLimiterMemory']>;
+
+/** Where a limit's keys are in Redis: the library adds `:<key>`. */
+const redisPrefixOf = (keyPrefix: string, name: string) => `${keyPrefix}limit:${name}`;
 
 /** Every limit's counts in Redis are one use of it, logged as one. */
 const RATE_LIMITS: RedisUse = {
@@ -84,8 +95,17 @@ export function createLimitCounters(options: LimitCountersOptions): LimitCounter
   // start. Its default export (module.exports): a CommonJS module's only one in the
   // production bundle.
   const library = import('rate-limiter-flexible').then(({ default: library }) => library);
-  const countingOf = (name: string, durationSeconds: number) =>
-    countingIn(library, options, { name, duration: durationSeconds });
+  // Each limit's counts in this process, by name (one per duration asked for).
+  const memories = new Map<string, Promise<MemoryLimiter>[]>();
+  const countingOf = (name: string, duration: number) => {
+    const memory = library.then(
+      ({ RateLimiterMemory }) =>
+        new RateLimiterMemory({ points: UNREFUSED, duration, keyPrefix: name }),
+    );
+    memories.set(name, [...(memories.get(name) ?? []), memory]);
+    return countingIn(library, memory, options, { name, duration });
+  };
+  const runInRedis = options.redis?.runner(RATE_LIMITS);
 
   // One counter per limit, however many ask for it: in process, as in Redis, they all share
   // the limit's counts.
@@ -104,6 +124,18 @@ export function createLimitCounters(options: LimitCountersOptions): LimitCounter
       namedHolds.set(name, holds);
       return holds;
     },
+    async forget(name, matches) {
+      let forgotten = 0;
+      for (const memory of await Promise.all(memories.get(name) ?? [])) {
+        for (const { key } of memory.dump().storage) {
+          if (matches(String(key)) && (await memory.delete(key))) forgotten++;
+        }
+      }
+      if (runInRedis === undefined) return forgotten;
+      const prefix = `${redisPrefixOf(options.keyPrefix, name)}:`;
+      const inRedis = await runInRedis((client) => deleteKeysUnder(client, prefix, matches));
+      return inRedis === undefined ? undefined : forgotten + inRedis.value;
+    },
   };
 }
 
@@ -113,21 +145,19 @@ export function createLimitCounters(options: LimitCountersOptions): LimitCounter
  */
 function countingIn(
   library: Promise<Library>,
+  memory: Promise<MemoryLimiter>,
   { redis, keyPrefix, onFallback }: LimitCountersOptions,
   { name, duration }: { name: string; duration: number },
 ): Counting {
-  const limits = { points: UNREFUSED, duration };
-  const memory = library.then(
-    ({ RateLimiterMemory }) => new RateLimiterMemory({ ...limits, keyPrefix: name }),
-  );
   if (redis === undefined) return async (operation) => operation(await memory);
   const run = redis.runner(RATE_LIMITS);
   const shared = Promise.all([library, redis.client]).then(
     ([{ RateLimiterRedis }, client]) =>
       new RateLimiterRedis({
-        ...limits,
+        points: UNREFUSED,
+        duration,
         storeClient: client,
-        keyPrefix: `${keyPrefix}limit:${name}`,
+        keyPrefix: redisPrefixOf(keyPrefix, name),
       }),
   );
   return async (operation) => {

@@ -80,6 +80,18 @@ interface FailureSource {
 /** Doubling beyond this would pass any cap the configuration allows. */
 const MAX_DOUBLINGS = 30;
 
+/** The names of one kind of key's counts and delays, where they are kept. */
+function namesOf(kind: 'ip' | 'ip-client') {
+  return {
+    failures: `token-failures:${kind}`,
+    pending: `token-pending:${kind}`,
+    delays: `token-delays:${kind}`,
+  };
+}
+
+/** The key of an address and a client id's failures. */
+const pairKey = (ip: string, clientId: string) => `${ip} ${clientKey(clientId)}`;
+
 /** One kind of key (IPs, IP and client id pairs): its free failures, counts and delays. */
 interface FailureKind {
   /** What its keys are, as the log line that tells a key's first delay says. */
@@ -140,12 +152,16 @@ export function createTokenAttemptLimiter(
   options: TokenAttemptLimiterOptions,
 ): TokenAttemptLimiter {
   const { counters, windowSeconds, maxDelaySeconds, signals } = options;
-  const kind = (name: string, heldBack: FailureKind['heldBack'], free: number): FailureKind => ({
+  const kind = (
+    name: 'ip' | 'ip-client',
+    heldBack: FailureKind['heldBack'],
+    free: number,
+  ): FailureKind => ({
     heldBack,
     free,
-    failures: counters.counter(`token-failures:${name}`, windowSeconds),
-    pending: counters.counter(`token-pending:${name}`, PENDING_WINDOW_SECONDS),
-    delays: counters.holds(`token-delays:${name}`),
+    failures: counters.counter(namesOf(name).failures, windowSeconds),
+    pending: counters.counter(namesOf(name).pending, PENDING_WINDOW_SECONDS),
+    delays: counters.holds(namesOf(name).delays),
   });
   const byIp = kind('ip', 'address', options.failuresPerIp);
   const byIpAndClient = kind('ip-client', 'address and client id', options.failuresPerIpAndClient);
@@ -202,7 +218,7 @@ export function createTokenAttemptLimiter(
       const ip = clientIp ?? 'unknown';
       const keys: [string, FailureKind][] = [
         [ip, byIp],
-        [`${ip} ${clientKey(clientId)}`, byIpAndClient],
+        [pairKey(ip, clientId), byIpAndClient],
       ];
       const limited = keys.filter(([, { free }]) => free > 0);
 
@@ -231,4 +247,37 @@ export function createTokenAttemptLimiter(
       }
     },
   };
+}
+
+/**
+ * Forgets the failures of `clientId` and the delays they earned, at `address` or at every
+ * address; with `address`, that address's own failures (over every client id) too: an
+ * operator's unlock (`npm run clients -- unlock`). Answers how many counts and delays went,
+ * or undefined when Redis could not be used (this process's memory forgot them all the same).
+ * Attempts under way are left alone: each ends, and gives its place up, by itself.
+ */
+export async function forgetTokenFailures(
+  counters: LimitCounters,
+  clientId: string,
+  address?: string,
+): Promise<number | undefined> {
+  const client = ` ${clientKey(clientId)}`;
+  const pairs = namesOf('ip-client');
+  const ofPair = (key: string) =>
+    address === undefined ? key.endsWith(client) : key === pairKey(address, clientId);
+  const forgotten = [
+    counters.forget(pairs.failures, ofPair),
+    counters.forget(pairs.delays, ofPair),
+  ];
+  if (address !== undefined) {
+    const ips = namesOf('ip');
+    const ofAddress = (key: string) => key === address;
+    forgotten.push(
+      counters.forget(ips.failures, ofAddress),
+      counters.forget(ips.delays, ofAddress),
+    );
+  }
+  const counts = await Promise.all(forgotten);
+  if (counts.includes(undefined)) return undefined;
+  return counts.reduce<number>((sum, found) => sum + found!, 0);
 }

@@ -13,6 +13,7 @@ import type { ExecutionResult } from 'graphql';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
 import type { RedisConnection } from '../redis/connection.ts';
+import { deleteKeysUnder } from '../redis/keys.ts';
 
 export interface RedisStoreOptions {
   connection: RedisConnection;
@@ -21,6 +22,11 @@ export interface RedisStoreOptions {
   logger: Logger;
   /** Called for each lookup or store that failed or was skipped because Redis was unusable. */
   onError?: () => void;
+}
+
+export interface RedisStore extends Cache {
+  /** Deletes every answer and tag set: how many keys, or undefined when Redis was unusable. */
+  purge(): Promise<number | undefined>;
 }
 
 /** Tags dropped per script call: a script's arguments are unpacked onto Lua's stack. */
@@ -35,7 +41,7 @@ end
 redis.call('UNLINK', unpack(KEYS))
 return #entries`;
 
-export function createRedisStore(options: RedisStoreOptions): Cache {
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const { keyPrefix, logger } = options;
   const run = options.connection.runner({
     name: 'response cache',
@@ -72,6 +78,15 @@ export function createRedisStore(options: RedisStoreOptions): Cache {
           'response cache: could not drop the answers a change made stale; they expire with the TTL',
         );
       }
+    },
+    async purge() {
+      const purged = await attempt(async (redis) => {
+        let count = 0;
+        for (const prefix of [keyOf(''), tagKeyOf('')])
+          count += await deleteKeysUnder(redis, prefix);
+        return count;
+      });
+      return purged?.value;
     },
   };
 }

@@ -30,11 +30,7 @@
  * kept byte for byte as execution gave it.
  */
 import { createHash } from 'node:crypto';
-import {
-  createInMemoryCache,
-  defaultBuildResponseCacheKey,
-  type Cache,
-} from '@envelop/response-cache';
+import { defaultBuildResponseCacheKey, type Cache } from '@envelop/response-cache';
 import {
   getOperationAST,
   print,
@@ -51,6 +47,7 @@ import { selectsRootField } from '../graphql-root-fields.ts';
 import { packageVersion } from '../version.ts';
 import type { RedisConnection } from '../redis/connection.ts';
 import { collectTags, tagsOfChange, type ChangedAnswers } from './answer-tags.ts';
+import { createMemoryStore } from './memory-store.ts';
 import { createRedisStore } from './redis-store.ts';
 
 export interface ResponseCacheEvents {
@@ -71,6 +68,11 @@ export interface ResponseCache {
    * its entries expire with the TTL.
    */
   invalidate(change: ChangedAnswers): Promise<void>;
+  /**
+   * Drops every answer (an operator's `npm run cache -- purge`). Never throws: a shared cache
+   * that cannot be reached is logged, and its entries expire with the TTL.
+   */
+  purge(): Promise<void>;
 }
 
 type CacheSettings = Pick<
@@ -99,10 +101,8 @@ export function createResponseCache(
           logger,
           onError: events.error,
         });
-  const store = counted(
-    redis ?? createInMemoryCache({ max: config.responseCacheMaxEntries }),
-    events,
-  );
+  const memory = redis ? undefined : createMemoryStore(config.responseCacheMaxEntries);
+  const store = counted(redis ?? memory!, events);
   const variant = variantOf(config, schema);
   // Counts invalidations begun: an answer whose execution an invalidation overlapped may have
   // read the catalogue before the change, so it is not stored (the next request stores it).
@@ -122,6 +122,17 @@ export function createResponseCache(
       invalidations++;
       await store.invalidate(tagsOfChange(change).map((tag) => ({ typename: tag })));
       events.invalidation?.();
+    },
+    async purge() {
+      // As for an invalidation: an answer read before the purge is not stored after it.
+      invalidations++;
+      memory?.purge();
+      const redisKeys = await redis?.purge();
+      if (redis && redisKeys === undefined) {
+        logger.error('response cache: could not purge Redis; its answers expire with the TTL');
+        return;
+      }
+      logger.info({ redisKeys }, 'response cache purged');
     },
   };
 }

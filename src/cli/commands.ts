@@ -1,6 +1,7 @@
 /**
  * What each command of src/main.ts accepts and says in `--help`. The commands themselves
- * (serve.ts, migrate.ts, seed.ts, clients.ts, feed.ts, documents.ts) are loaded only to run:
+ * (serve.ts, migrate.ts, seed.ts, clients.ts, feed.ts, documents.ts, cache.ts) are loaded only
+ * to run:
  * `--help` and a mistake on the command line answer without loading the service.
  */
 import { SEED_SCALES } from '../config.ts';
@@ -76,6 +77,9 @@ const CLIENT_NAME = {
 } as const;
 const NEW_CLIENT =
   'Prints the new client id and its secret once: only the secret’s hash is stored.';
+const CLIENT_ID_OPERAND = { name: 'CLIENT_ID', description: 'the client, as `list` shows it' };
+/** An IPv4 address, or an IPv6 one (a colon somewhere): as the request log's clientIp. */
+const IP_ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)$/;
 
 export const ADD_PARTNER = {
   invocation: `${CLIENTS_INVOCATION} add-partner`,
@@ -128,8 +132,29 @@ export const REVOKE_CLIENT = {
     'Deletes a client: it gets no new token, and its refs are free for another. The serving\n' +
     'processes are told and refuse the tokens it holds from then on (one that missed it\n' +
     'within TOKEN_CLIENTS_REFRESH_SECONDS).',
-  operands: [{ name: 'CLIENT_ID', description: 'the client, as `list` shows it' }],
+  operands: [CLIENT_ID_OPERAND],
   options: {},
+  environment: environmentOf('clients'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export const UNLOCK_CLIENT = {
+  invocation: `${CLIENTS_INVOCATION} unlock`,
+  summary:
+    "Lifts the delays a client's failed token requests earned, at every address or at one:\n" +
+    'forgets those failures in Redis (REDIS_URL) and tells the serving processes on the\n' +
+    'database to forget what they counted in memory.',
+  operands: [CLIENT_ID_OPERAND],
+  options: {
+    address: {
+      type: 'string',
+      value: 'IP',
+      description:
+        "only this address's failures for the client, and the address's own over every " +
+        "client id (the address as the request log's clientIp shows it)",
+      matches: { pattern: IP_ADDRESS, accepts: 'an IPv4 or IPv6 address' },
+    },
+  },
   environment: environmentOf('clients'),
   logsToStderr: true,
 } satisfies CommandSpec<Record<string, OptionSpec>>;
@@ -146,6 +171,7 @@ export const CLIENTS = {
     'add-shop': ADD_SHOP,
     list: LIST_CLIENTS,
     revoke: REVOKE_CLIENT,
+    unlock: UNLOCK_CLIENT,
   },
 } satisfies CommandGroupSpec;
 
@@ -215,4 +241,26 @@ export const DOCUMENTS = {
     'persistedQuery extension), shared by every process through the database. It migrates\n' +
     'first, and refuses an embedded data directory another process (a running server) holds.',
   subcommands: { add: ADD_DOCUMENTS, list: LIST_DOCUMENTS },
+} satisfies CommandGroupSpec;
+
+const CACHE_INVOCATION = 'npm run cache --';
+
+export const PURGE_CACHE = {
+  invocation: `${CACHE_INVOCATION} purge`,
+  summary:
+    'Empties the response cache: the answers in its Redis (RESPONSE_CACHE_REDIS_URL, else\n' +
+    'REDIS_URL) and, on a PostgreSQL server (DATABASE_URL), those of each serving process,\n' +
+    'which it tells.\n' +
+    'Feed runs drop what they change by themselves: this is for a catalogue changed otherwise.',
+  options: {},
+  environment: environmentOf('cache'),
+  logsToStderr: true,
+} satisfies CommandSpec<Record<string, OptionSpec>>;
+
+export const CACHE = {
+  invocation: CACHE_INVOCATION,
+  summary:
+    'Manages the response cache of the serving processes (docs/operations.md, "Purging the\n' +
+    'cache").',
+  subcommands: { purge: PURGE_CACHE },
 } satisfies CommandGroupSpec;

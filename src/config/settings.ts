@@ -48,7 +48,8 @@ const PUBLISHED_TOKEN_SECRETS = new Map([
   ['compose-placeholder-token-secret-CHANGE-ME', 'the placeholder from docker-compose.yml'],
 ]);
 
-export type ConfiguredCommand = 'serve' | 'migrate' | 'seed' | 'clients' | 'feed' | 'documents';
+export type ConfiguredCommand =
+  'serve' | 'migrate' | 'seed' | 'clients' | 'feed' | 'documents' | 'cache';
 
 export interface EnvironmentVariable {
   names: readonly string[];
@@ -65,7 +66,11 @@ export interface Setting<T> extends EnvironmentVariable {
 }
 
 const SERVE = ['serve'] as const;
-const EVERY_COMMAND = ['serve', 'migrate', 'seed', 'clients', 'feed', 'documents'] as const;
+/** The commands that open the database (`cache` only a server's, to tell the processes). */
+const DATABASE_COMMANDS = ['serve', 'migrate', 'seed', 'clients', 'feed', 'documents'] as const;
+const EVERY_COMMAND = [...DATABASE_COMMANDS, 'cache'] as const;
+/** Those that reach the Redis the processes share: serving, and the operators' commands on it. */
+const REDIS_COMMANDS = ['serve', 'clients', 'cache'] as const;
 const HTTP = ['http:', 'https:'];
 const POSTGRES = ['postgres:', 'postgresql:'];
 
@@ -174,7 +179,7 @@ export const SETTINGS = {
   },
   embeddedDataDir: {
     names: ['EMBEDDED_DATA_DIR'],
-    commands: EVERY_COMMAND,
+    commands: DATABASE_COMMANDS,
     meaning: "directory of the embedded database's files (created when missing)",
     details:
       'relative to the working directory, missing parents included; one process at a time ' +
@@ -184,7 +189,7 @@ export const SETTINGS = {
   },
   databasePoolSize: {
     names: ['DATABASE_POOL_SIZE'],
-    commands: EVERY_COMMAND,
+    commands: DATABASE_COMMANDS,
     meaning: 'connections to the PostgreSQL server',
     details:
       'per process, and as many again to each replica; a start warns when all the processes ' +
@@ -410,7 +415,7 @@ export const SETTINGS = {
   },
   redisUrl: {
     names: ['REDIS_URL'],
-    commands: SERVE,
+    commands: REDIS_COMMANDS,
     meaning:
       'URL of a Redis shared for the rate limits and the response cache (unless ' +
       'RESPONSE_CACHE_REDIS_URL); unset: in process',
@@ -421,7 +426,7 @@ export const SETTINGS = {
   },
   responseCacheRedisUrl: {
     names: ['RESPONSE_CACHE_REDIS_URL'],
-    commands: SERVE,
+    commands: ['serve', 'cache'],
     meaning: "URL of a Redis of the response cache's own; unset: REDIS_URL's",
     details:
       'so that evicting answers never evicts rate-limit counts ' +
@@ -430,7 +435,7 @@ export const SETTINGS = {
   },
   redisCommandTimeoutMs: {
     names: ['REDIS_COMMAND_TIMEOUT_MS'],
-    commands: SERVE,
+    commands: REDIS_COMMANDS,
     meaning: 'how long one Redis command may take',
     details:
       'before the request goes on uncached (or its limit counted in process); after a failed ' +
@@ -441,7 +446,7 @@ export const SETTINGS = {
   },
   redisKeyPrefix: {
     names: ['REDIS_KEY_PREFIX'],
-    commands: SERVE,
+    commands: REDIS_COMMANDS,
     meaning: 'prepended to every Redis key',
     parse: text({ accepts: 'text', default: 'catalogue:' }),
   },

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
 import { issueToken } from '../../src/auth/tokens.ts';
 import { loadConfig } from '../../src/config.ts';
-import type { DatabaseHandle } from '../../src/db/client.ts';
 import { DEMO_CLIENT } from '../../seeds/index.ts';
 import { insertPartnerClient, tokenSubjectOf } from '../helpers/clients.ts';
+import type { TestDatabase } from '../helpers/database.ts';
 import { scrape, valueOf } from '../helpers/prometheus.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
@@ -52,8 +52,8 @@ export interface CacheTestbed {
   readonly otherToken: string;
   /** Product ids of the seeded catalogue sold in Sweden. */
   readonly productIds: number[];
-  /** The file's catalogue, for tests that change it (feed runs). */
-  readonly database: DatabaseHandle;
+  /** The file's catalogue, for tests that change it (feed runs) or name it to a command. */
+  readonly database: TestDatabase;
 }
 
 const NO_RATE_LIMIT = { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0', RATE_LIMIT_CLIENT_PER_MINUTE: '0' };

@@ -86,12 +86,13 @@ describe('--help', () => {
   });
 
   it('of clients lists its subcommands; of each, its arguments, options and variables', async () => {
-    const [group, addPartner, addShop, list, revoke] = await Promise.all([
+    const [group, addPartner, addShop, list, revoke, unlock] = await Promise.all([
       main('clients', '--help'),
       main('clients', 'add-partner', '--help'),
       main('clients', 'add-shop', '-h'),
       main('clients', 'list', '--help'),
       main('clients', 'revoke', '--help'),
+      main('clients', 'unlock', '--help'),
     ]);
     expectHelp(group, [
       'npm run clients --',
@@ -99,6 +100,7 @@ describe('--help', () => {
       'add-shop NAME --shop ID',
       'list',
       'revoke CLIENT_ID',
+      'unlock CLIENT_ID',
     ]);
     expectHelp(addPartner, [
       'Usage: npm run clients -- add-partner NAME --ref REF … [options]',
@@ -112,10 +114,36 @@ describe('--help', () => {
     expectHelp(list, ['Usage: npm run clients -- list [options]', '--json']);
     expectHelp(revoke, [
       'Usage: npm run clients -- revoke CLIENT_ID [options]',
-      'TOKEN_TTL_SECONDS',
+      'TOKEN_CLIENTS_REFRESH_SECONDS',
     ]);
     expect(revoke.stdout).not.toContain('--json');
+    expectHelp(unlock, [
+      'Usage: npm run clients -- unlock CLIENT_ID [options]',
+      '--address IP',
+      'REDIS_URL',
+      'REDIS_KEY_PREFIX',
+      'DATABASE_URL',
+    ]);
     expect((await main('--help')).stdout).toContain('clients');
+  });
+
+  it('of cache lists purge; of purge, the variables that say where the answers are', async () => {
+    const [group, purge, overview] = await Promise.all([
+      main('cache', '--help'),
+      main('cache', 'purge', '--help'),
+      main('--help'),
+    ]);
+    expectHelp(group, ['npm run cache --', 'purge']);
+    expectHelp(purge, [
+      'Usage: npm run cache -- purge [options]',
+      'REDIS_URL',
+      'RESPONSE_CACHE_REDIS_URL',
+      'REDIS_KEY_PREFIX',
+      'DATABASE_URL',
+    ]);
+    // It never opens the embedded database: a serving process holds that.
+    expect(purge.stdout).not.toContain('EMBEDDED_DATA_DIR');
+    expect(overview.stdout).toContain('cache');
   });
 
   it('of the bench names its options, their defaults and BENCH_SERVER_URL', async () => {
@@ -168,7 +196,7 @@ describe('mistakes on the command line', () => {
 
   it('clients without what a subcommand needs, or with what it does not take: one line, exit code 2', async () => {
     const mistakes = [
-      [['clients'], 'a subcommand is missing (add-partner, add-shop, list, revoke;'],
+      [['clients'], 'a subcommand is missing (add-partner, add-shop, list, revoke, unlock;'],
       [['clients', 'remove', 'x'], 'unknown subcommand "remove"'],
       [['clients', 'add-shop', 'Shop'], '--shop ID is required'],
       [['clients', 'add-shop', 'Shop', '--shop', 'twelve'], '--shop must be an integer from 1'],
@@ -180,6 +208,10 @@ describe('mistakes on the command line', () => {
       [['clients', 'list', 'all'], 'unexpected argument all'],
       [['clients', 'list', '--jsno'], 'unknown option --jsno; did you mean --json?'],
       [['clients', 'revoke'], 'CLIENT_ID is missing'],
+      [['clients', 'unlock', '--address', '127.0.0.2'], 'CLIENT_ID is missing'],
+      [['clients', 'unlock', 'x', '--address', 'somewhere'], '--address must be an IPv4 or'],
+      [['cache'], 'a subcommand is missing (purge;'],
+      [['cache', 'purge', 'all'], 'unexpected argument all'],
     ] as const;
     const finished = await Promise.all(mistakes.map(([args]) => main(...args)));
     mistakes.forEach(([, text], index) => expectOneLineUsageError(finished[index]!, text));

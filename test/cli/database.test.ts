@@ -33,7 +33,15 @@ describe("a command's database connections", () => {
   }
 
   it('are named after the command', async () => {
-    for (const command of ['serve', 'migrate', 'seed', 'feed', 'clients', 'documents'] as const) {
+    for (const command of [
+      'serve',
+      'migrate',
+      'seed',
+      'feed',
+      'clients',
+      'documents',
+      'cache',
+    ] as const) {
       expect(await applicationName(database.url, command)).toBe(`catalogue-gateway/${command}`);
     }
   });

@@ -28,6 +28,8 @@ export async function serveApp(
   logger: Logger = pino({ level: 'silent' }),
 ): Promise<ServedApp> {
   const app = createApp({ config: loadConfig(env), database, logger });
+  // Hearing the database's notices (an operator's command) from the start, as a process does.
+  await app.listening;
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
