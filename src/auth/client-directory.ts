@@ -6,9 +6,10 @@
  * client) is read as the process's upkeep, on the connection that listens for changes, at
  * start, when an operator's notice says the clients changed (`npm run clients` sends one),
  * every TOKEN_CLIENTS_REFRESH_SECONDS on a server (changes made without the command, notices
- * missed), and when a token names a client the list lacks (one added a moment ago), at most
- * once a second.
+ * missed), and when a token names a client the list lacks (one added a moment ago): that
+ * request waits for a reading begun after it came, at most one a second.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CompiledQuery, Kysely } from 'kysely';
 import { clientSecretHashes } from '../db/repositories/api-clients.ts';
 import type { Database } from '../db/types.ts';
@@ -40,7 +41,7 @@ export interface ClientDirectoryOptions {
   logger: Logger;
 }
 
-/** A token naming a client the list lacks reads it again, but never more often than this. */
+/** Tokens naming a client the list lacks read it again, but never more often than this. */
 const UNKNOWN_CLIENT_READ_INTERVAL_MS = 1000;
 
 export function createClientDirectory(options: ClientDirectoryOptions): ClientDirectory {
@@ -50,6 +51,7 @@ export function createClientDirectory(options: ClientDirectoryOptions): ClientDi
   let healthy = true;
   let current: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
+  let soon: Promise<void> | undefined;
 
   async function readList(): Promise<void> {
     lastReadAt = Date.now();
@@ -84,6 +86,20 @@ export function createClientDirectory(options: ClientDirectoryOptions): ClientDi
     return current;
   }
 
+  /**
+   * A reading begun from now on, once the last is a second old: what a client added since the
+   * last reading waits for. Every request asking meanwhile shares it.
+   */
+  function readSoon(): Promise<void> {
+    if (soon) return soon;
+    const waitMs = Math.max(0, lastReadAt + UNKNOWN_CLIENT_READ_INTERVAL_MS - Date.now());
+    soon = sleep(waitMs, undefined, { ref: false }).then(() => {
+      soon = undefined;
+      return reload();
+    });
+    return soon;
+  }
+
   const ready = options.after.then(reload).catch(() => undefined);
   const timer =
     options.refreshMs === undefined
@@ -97,9 +113,7 @@ export function createClientDirectory(options: ClientDirectoryOptions): ClientDi
       if (generations === undefined) await reload();
       let known = generations!.get(clientId);
       if (known === undefined) {
-        const stale = Date.now() - lastReadAt >= UNKNOWN_CLIENT_READ_INTERVAL_MS;
-        const reading = current ?? (stale ? reload() : undefined);
-        if (reading) await reading;
+        await readSoon();
         known = generations!.get(clientId);
       }
       // A token without a generation comes from a release before them: the client's

@@ -170,6 +170,19 @@ describe(`a revoked client's tokens, on ${databaseKind}`, () => {
     CASE_TIMEOUT_MS,
   );
 
+  it(
+    'are accepted, from a client added without a notice, by a process that just read the list',
+    async () => {
+      const [issuer, other] = await twoProcesses({ TOKEN_CLIENTS_REFRESH_SECONDS: '3600' });
+      // Both processes read the list a moment ago: the client is in neither.
+      const id = 'partner-unannounced';
+      await insertPartnerClient(database.db, { id, secret: 'unannounced', refs: [] });
+      const token = await tokenFrom(issuer, { clientId: id, clientSecret: 'unannounced' });
+      expect(await withToken(other, token)).toBe('200');
+    },
+    CASE_TIMEOUT_MS,
+  );
+
   it.skipIf(databaseKind === 'embedded')(
     'are refused within TOKEN_CLIENTS_REFRESH_SECONDS when the client goes without a notice',
     async () => {
