@@ -31,11 +31,21 @@ interface Grace {
   cut(): void;
 }
 
-/** The time a shutdown keeps serving before its drain. */
+/**
+ * The time a shutdown keeps serving before its drain: at least `seconds` by the monotonic
+ * clock (a timer may fire a little early by it, the event loop's clock being cached).
+ */
 function startGrace(seconds: number): Grace {
   let cut = () => {};
   const over = new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, seconds * 1000);
+    const endsAt = performance.now() + seconds * 1000;
+    let timer: NodeJS.Timeout;
+    const untilEnd = () => {
+      const leftMs = endsAt - performance.now();
+      if (leftMs <= 0) resolve();
+      else timer = setTimeout(untilEnd, Math.ceil(leftMs));
+    };
+    timer = setTimeout(untilEnd, seconds * 1000);
     cut = () => {
       clearTimeout(timer);
       resolve();
@@ -52,12 +62,13 @@ export function stopOnSignals(serving: ServingProcess): void {
     if (grace) return grace.cut();
     const stoppingAt = performance.now();
     const graceSeconds = signal === 'SIGTERM' ? config.shutdownGraceSeconds : 0;
-    grace = startGrace(graceSeconds);
-    connections.beginShutdown();
+    // Logged before the grace starts: the line's time is when the grace began, at the latest.
     logger.info(
       { signal, graceSeconds, drainSeconds: config.shutdownDrainSeconds },
       'shutting down',
     );
+    grace = startGrace(graceSeconds);
+    connections.beginShutdown();
     serving.upkeep.stopAtSignal();
     await grace.over;
     logger.info(

@@ -1,12 +1,13 @@
 /**
  * What every subscription field shares: its stream from the process's live prices
  * (src/live/live-prices.ts), opened with the subscriber's bounds, each event resolved with the
- * loaders of its run (shared by every subscription of the process), and the error a subscriber
- * that fell behind ends with.
+ * loaders of its run (shared by every subscription of the process) once the database answers
+ * (src/live/database-answers.ts), and the error a subscriber that fell behind ends with.
  */
 import { loadForRun, type RequestContext } from '../context.ts';
 import type { ProductChangeRow } from '../db/repositories/catalogue-changes.ts';
 import { serviceError } from '../errors.ts';
+import { databaseAnswersFor } from '../live/database-answers.ts';
 import { FELL_BEHIND } from '../live/live-prices.ts';
 import type { MarketCode } from '../markets.ts';
 
@@ -33,6 +34,7 @@ export function liveEvents<Event>(
         const result = await stream.next();
         if (result.done) return { value: undefined, done: true };
         if (result.value === FELL_BEHIND) return { value: FELL_BEHIND, done: false };
+        await databaseAnswersFor(result.value.run, live.db);
         loadForRun(context, result.value.run, live.db);
         return { value: result.value.event, done: false };
       },

@@ -123,6 +123,21 @@ async function withToken(app: App, token: string): Promise<string> {
 
 const REFUSED = '401 the access token has been revoked';
 
+/**
+ * Two processes that both know partner `id` with secret `first` (added and announced), and
+ * a token of it from the first that the second accepts.
+ */
+async function knownToBoth(id: string) {
+  const [issuer, other] = await twoProcesses({ TOKEN_CLIENTS_REFRESH_SECONDS: '3600' });
+  const first = await insertPartnerClient(database.db, { id, secret: 'first', refs: [] });
+  await announceNotice(database.db, { kind: 'clients-changed' });
+  const old = await tokenFrom(issuer, { clientId: id, clientSecret: 'first' });
+  await vi.waitFor(async () => expect(await withToken(other, old)).toBe('200'), {
+    timeout: TOLD_BOUND_MS,
+  });
+  return { issuer, other, first, old };
+}
+
 describe(`a revoked client's tokens, on ${databaseKind}`, () => {
   it(
     'are refused by the other process as soon as it is told, however long its tokens live',
@@ -146,14 +161,8 @@ describe(`a revoked client's tokens, on ${databaseKind}`, () => {
   it(
     'are refused once the client is added again under its id, with another secret',
     async () => {
-      const [issuer, other] = await twoProcesses({ TOKEN_CLIENTS_REFRESH_SECONDS: '3600' });
       const id = 'partner-readded';
-      const first = await insertPartnerClient(database.db, { id, secret: 'first', refs: [] });
-      await announceNotice(database.db, { kind: 'clients-changed' });
-      const old = await tokenFrom(issuer, { clientId: id, clientSecret: 'first' });
-      await vi.waitFor(async () => expect(await withToken(other, old)).toBe('200'), {
-        timeout: TOLD_BOUND_MS,
-      });
+      const { issuer, other, first, old } = await knownToBoth(id);
 
       // Deleted and added again, as a forced reseed does with the demo client.
       await deleteApiClient(database.db, id);
@@ -186,14 +195,8 @@ describe(`a revoked client's tokens, on ${databaseKind}`, () => {
   it(
     'are accepted, from a client given another secret without a notice, by a process that knew the old one',
     async () => {
-      const [issuer, other] = await twoProcesses({ TOKEN_CLIENTS_REFRESH_SECONDS: '3600' });
       const id = 'partner-new-secret';
-      await insertPartnerClient(database.db, { id, secret: 'first', refs: [] });
-      await announceNotice(database.db, { kind: 'clients-changed' });
-      const old = await tokenFrom(issuer, { clientId: id, clientSecret: 'first' });
-      await vi.waitFor(async () => expect(await withToken(other, old)).toBe('200'), {
-        timeout: TOLD_BOUND_MS,
-      });
+      const { issuer, other, old } = await knownToBoth(id);
 
       // Replaced by hand, nobody told: both processes still hold the first secret's generation.
       await deleteApiClient(database.db, id);
