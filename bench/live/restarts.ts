@@ -104,10 +104,14 @@ export interface LossSpec {
   downMs: number;
 }
 
-/** A run the pushing gateway took: the price it set, and whether it committed. */
+/**
+ * A run the pushing gateway took: the price it set, and whether it committed. A push answered
+ * with an error may still have stored its run (the connection lost after the commit, before
+ * its answer): such a run, found among the shop's, has no price known here.
+ */
 export interface TakenRun {
   runId: string;
-  price: number;
+  price: number | undefined;
   /** When it finished (the gateway's clock, Date.now()'s), once it has. */
   finishedAt?: number;
   /** Set once finished: the outbox's lowest prices before and after, when it committed. */
@@ -226,7 +230,7 @@ function pusher(pushing: RunningSystem, token: string, shopId: number, target: P
       runs.length = 0;
       refused = 0;
     },
-    async next(): Promise<TakenRun | undefined> {
+    async next(): Promise<(TakenRun & { price: number }) | undefined> {
       price = Math.round((price - 0.01) * 100) / 100;
       try {
         const runId = await push(pushing.baseUrl, token, shopId, [{ target, price }]);
@@ -250,12 +254,29 @@ interface LossSetup {
   token: string;
   subscription: ReturnType<typeof watching>;
   pushes: ReturnType<typeof pusher>;
+  shopId: number;
   spec: LossSpec;
+}
+
+/** The shop's runs received since `since` that no push was answered with: stored all the same. */
+async function runsStoredUnanswered(
+  url: string,
+  shopId: number,
+  since: Date,
+  answered: readonly TakenRun[],
+): Promise<TakenRun[]> {
+  const rows = await query<{ run_id: string }>(
+    url,
+    `select run_id from feed_runs where shop_id = $1 and received_at >= $2
+        and not (run_id = any($3)) order by received_at`,
+    [shopId, since, answered.map((run) => run.runId)],
+  );
+  return rows.map((row) => ({ runId: row.run_id, price: undefined }));
 }
 
 /** One fault: subscribers of its own, pushes before, during and after it, then the count. */
 async function measureFault(setup: LossSetup, fault: Fault): Promise<LossResult> {
-  const { environment, listening, pushing, token, pushes, spec } = setup;
+  const { environment, listening, pushing, token, pushes, shopId, spec } = setup;
   const subscribers = [
     sseSubscriber(listening.baseUrl, setup.subscription),
     wsSubscriber(listening.baseUrl, setup.subscription),
@@ -265,6 +286,7 @@ async function measureFault(setup: LossSetup, fault: Fault): Promise<LossResult>
       events.some(({ payload }) => eventPrice(payload).value === price);
     await Promise.all(subscribers.map((s) => s.until(has, SETTLE_TIMEOUT_MS)));
   };
+  const measuredFrom = new Date();
   try {
     pushes.anew();
     // Both subscribed (graphql-ws acknowledges no subscription: its first event does).
@@ -291,7 +313,14 @@ async function measureFault(setup: LossSetup, fault: Fault): Promise<LossResult>
       await settle(pushing.baseUrl, token, [closing]);
       await seenPrice(closing.price).catch(() => undefined);
     }
-    const runs = [...pushes.runs];
+    const unanswered = await runsStoredUnanswered(
+      environment.databaseUrl,
+      shopId,
+      measuredFrom,
+      pushes.runs,
+    );
+    await settle(pushing.baseUrl, token, unanswered);
+    const runs = [...pushes.runs, ...unanswered];
     await readCommitted(environment.databaseUrl, setup.subscription.variables.ids[0]!, runs);
     return {
       fault,
@@ -301,7 +330,9 @@ async function measureFault(setup: LossSetup, fault: Fault): Promise<LossResult>
       ).length,
       runs,
       refused: pushes.refused(),
-      misapplied: runs.filter((run) => run.committed && run.committed.current !== run.price).length,
+      misapplied: runs.filter(
+        (run) => run.committed && run.price !== undefined && run.committed.current !== run.price,
+      ).length,
       subscribers: subscribers.map((subscriber) => lossOf(subscriber, runs)),
     };
   } finally {
@@ -334,6 +365,7 @@ export async function measureLosses(
           token,
           subscription: watching(market, [target.productId]),
           pushes: pusher(pushing, token, shopId, target),
+          shopId,
           spec,
         };
         const results: LossResult[] = [];
