@@ -6,6 +6,7 @@
  * answer only that shop's own API client: the bench makes one as the `clients` command does
  * (insertApiClient with a hashed secret) and takes its token from the token endpoint.
  */
+import { announceNotice } from '../../src/changes/notices.ts';
 import type { Kysely } from 'kysely';
 import { hashClientSecret } from '../../src/auth/client-secrets.ts';
 import { deleteApiClient, insertApiClient } from '../../src/db/repositories/api-clients.ts';
@@ -58,5 +59,8 @@ export async function shopToken(
     refs: [],
     shopId,
   });
+  // As `npm run clients` does: running gateways that knew the client's old secret learn of
+  // the new one at once, not at their next refresh.
+  await announceNotice(db, { kind: 'clients-changed' });
   return clientToken(baseUrl, clientId, secret);
 }

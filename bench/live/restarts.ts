@@ -258,8 +258,12 @@ interface LossSetup {
   spec: LossSpec;
 }
 
-/** The shop's runs received since `since` that no push was answered with: stored all the same. */
-async function runsStoredUnanswered(
+/**
+ * The shop's runs received since `since` that no push was answered with, yet committed (their
+ * outbox rows say so): stored before the database went away, answered after. A run stored
+ * and never committed (its body cut off) is no event owed.
+ */
+async function runsCommittedUnanswered(
   url: string,
   shopId: number,
   since: Date,
@@ -267,8 +271,10 @@ async function runsStoredUnanswered(
 ): Promise<TakenRun[]> {
   const rows = await query<{ run_id: string }>(
     url,
-    `select run_id from feed_runs where shop_id = $1 and received_at >= $2
-        and not (run_id = any($3)) order by received_at`,
+    `select r.run_id from feed_runs r
+      where r.shop_id = $1 and r.received_at >= $2 and not (r.run_id = any($3))
+        and exists (select 1 from catalogue_changes c where c.run_id = r.run_id)
+      order by r.received_at`,
     [shopId, since, answered.map((run) => run.runId)],
   );
   return rows.map((row) => ({ runId: row.run_id, price: undefined }));
@@ -313,13 +319,13 @@ async function measureFault(setup: LossSetup, fault: Fault): Promise<LossResult>
       await settle(pushing.baseUrl, token, [closing]);
       await seenPrice(closing.price).catch(() => undefined);
     }
-    const unanswered = await runsStoredUnanswered(
+    // Applied before the closing runs, in the order received.
+    const unanswered = await runsCommittedUnanswered(
       environment.databaseUrl,
       shopId,
       measuredFrom,
       pushes.runs,
     );
-    await settle(pushing.baseUrl, token, unanswered);
     const runs = [...pushes.runs, ...unanswered];
     await readCommitted(environment.databaseUrl, setup.subscription.variables.ids[0]!, runs);
     return {

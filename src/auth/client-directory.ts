@@ -6,9 +6,8 @@
  * client) is read as the process's upkeep, on the connection that listens for changes, at
  * start, when an operator's notice says the clients changed (`npm run clients` sends one),
  * every TOKEN_CLIENTS_REFRESH_SECONDS on a server (changes made without the command, notices
- * missed), and when a token names a client or a generation the list lacks (a client added
- * or given another secret a moment ago): that request waits for a reading begun after it
- * came, at most one a second.
+ * missed), and when a token names a client the list lacks (one added a moment ago): that
+ * request waits for a reading begun after it came, at most one a second.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CompiledQuery, Kysely } from 'kysely';
@@ -42,7 +41,7 @@ export interface ClientDirectoryOptions {
   logger: Logger;
 }
 
-/** Tokens naming what the list lacks read it again, but never more often than this. */
+/** Tokens naming a client the list lacks read it again, but never more often than this. */
 const UNKNOWN_CLIENT_READ_INTERVAL_MS = 1000;
 
 export function createClientDirectory(options: ClientDirectoryOptions): ClientDirectory {
@@ -113,9 +112,7 @@ export function createClientDirectory(options: ClientDirectoryOptions): ClientDi
       await ready;
       if (generations === undefined) await reload();
       let known = generations!.get(clientId);
-      // A client added, or given another secret, since the last reading: its token names
-      // what the list lacks. A revoked token's generation stays unknown after the reading too.
-      if (known === undefined || (generation !== undefined && generation !== known)) {
+      if (known === undefined) {
         await readSoon();
         known = generations!.get(clientId);
       }

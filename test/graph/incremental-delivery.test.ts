@@ -230,6 +230,8 @@ describe('bounds', () => {
       database: catalogue.database,
       logger: pino({ level: 'silent' }),
     });
+    // Its first reading of the API clients done, so that no request of the tests counts it.
+    await limited.listening;
   });
 
   it.each(TRANSPORTS)(
