@@ -273,7 +273,7 @@ async function runsCommittedUnanswered(
     url,
     `select r.run_id from feed_runs r
       where r.shop_id = $1 and r.received_at >= $2 and not (r.run_id = any($3))
-        and exists (select 1 from catalogue_changes c where c.run_id = r.run_id)
+        and exists (select 1 from catalogue_changes c where c.run_id::text = r.run_id::text)
       order by r.received_at`,
     [shopId, since, answered.map((run) => run.runId)],
   );
