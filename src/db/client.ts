@@ -13,6 +13,7 @@ import {
   PostgresDialect,
   type DatabaseConnection,
   type LogEvent,
+  type PostgresPool,
 } from 'kysely';
 import pg from 'pg';
 import { CopyInRows, copyInOnPglite, copyInOnServer, type CopyInResult } from './copy-in.ts';
@@ -106,9 +107,6 @@ function listenForConnectionErrors(pool: pg.Pool, onPoolError?: (error: Error) =
   // be heard.
   pool.on('connect', (client) => client.on('error', ignoreBusyClientError));
 }
-
-/** Handles opened on PGlite instances in this process: see openDatabase. */
-let embeddedHandles = 0;
 
 export type DatabaseKind = 'postgres' | 'embedded';
 
@@ -210,32 +208,81 @@ function ignoreBusyClientError(): void {}
 interface OpenedPool {
   kind: DatabaseKind;
   pool: pg.Pool;
+  /** What Kysely is given: the pool, or on a shared PGlite a view that ends only this handle. */
+  kyselyPool: PostgresPool;
   pglite?: PGlite;
   /** The instance opened here, closed with the handle (a caller's own is left open). */
   ownedPglite?: PGlite;
 }
 
+/** The pool of each PGlite instance handles are open on, and how many handles use it. */
+const embeddedPools = new WeakMap<PGlite, { pool: pg.Pool; handles: number }>();
+let embeddedPoolsOpened = 0;
+
+/**
+ * PGlite is one connection, one session: every handle opened on an instance shares the
+ * instance's one pool of one connection, so a statement (or a transaction) of one handle
+ * never interleaves with another's. Two pools would send their protocol messages into the
+ * one session in turn, and a query could lose its answer to the other's (seen: a handle's
+ * only connection waiting for ever). Ending a handle ends the pool with the last handle.
+ */
+function sharedEmbeddedPool(
+  pglite: PGlite,
+  onPoolError: ((error: Error) => void) | undefined,
+): { pool: pg.Pool; kyselyPool: PostgresPool } {
+  let shared = embeddedPools.get(pglite);
+  if (shared === undefined) {
+    shared = {
+      pool: new pg.Pool({
+        ...(createPgConfig(pglite) as pg.PoolConfig),
+        max: 1,
+        // The statement names carry the pool's own prefix: a caller's instance may outlive
+        // its pool, and a later pool's connection, knowing no name parsed, would parse one
+        // already in the instance and be refused ("already exists"). An ended pool's
+        // statements stay in the instance until it closes (at most MAX_PREPARED_STATEMENTS).
+        Client: preparingClient(`h${++embeddedPoolsOpened}_`, (_client, text, rows) =>
+          copyInOnPglite(pglite, text, rows),
+        ),
+      }),
+      handles: 0,
+    };
+    embeddedPools.set(pglite, shared);
+    listenForConnectionErrors(shared.pool, onPoolError);
+  }
+  shared.handles++;
+  const { pool } = shared;
+  let ended = false;
+  return {
+    pool,
+    kyselyPool: {
+      connect: () => pool.connect(),
+      async end() {
+        if (ended) return;
+        ended = true;
+        if (--shared.handles > 0) return;
+        embeddedPools.delete(pglite);
+        await pool.end();
+      },
+    },
+  };
+}
+
 async function openPool(options: DatabaseOptions, applicationName: string): Promise<OpenedPool> {
   if (options.url !== undefined) {
-    return { kind: 'postgres', pool: serverPool(options.url, applicationName, options.poolSize) };
+    const pool = serverPool(options.url, applicationName, options.poolSize);
+    listenForConnectionErrors(pool, options.onPoolError);
+    return { kind: 'postgres', pool, kyselyPool: pool };
   }
   const ownedPglite = options.pglite
     ? undefined
     : await createEmbeddedDatabase(options.embeddedDataDir ?? 'memory://');
   const pglite = options.pglite ?? ownedPglite!;
-  // PGlite is a single connection; the adapter's pool serialises access to it. Its statement
-  // names carry the handle's own prefix: a caller's instance may outlive the handle or serve
-  // several (`options.pglite`), and node-postgres' record of the names parsed lives in each
-  // handle's adapter, so a name shared between handles would be parsed again by the second
-  // and refused ("already exists"). A closed handle's statements stay in the instance until
-  // it closes (at most MAX_PREPARED_STATEMENTS each).
-  const pool = new pg.Pool({
-    ...(createPgConfig(pglite) as pg.PoolConfig),
-    Client: preparingClient(`h${++embeddedHandles}_`, (_client, text, rows) =>
-      copyInOnPglite(pglite, text, rows),
-    ),
-  });
-  return { kind: 'embedded', pool, pglite, ...(ownedPglite ? { ownedPglite } : {}) };
+  return {
+    kind: 'embedded',
+    ...sharedEmbeddedPool(pglite, options.onPoolError),
+    pglite,
+    ...(ownedPglite ? { ownedPglite } : {}),
+  };
 }
 
 /**
@@ -268,8 +315,7 @@ function statementTimeouts() {
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   const applicationName = options.applicationName ?? APPLICATION_NAME;
-  const { kind, pool, pglite, ownedPglite } = await openPool(options, applicationName);
-  listenForConnectionErrors(pool, options.onPoolError);
+  const { kind, pool, kyselyPool, pglite, ownedPglite } = await openPool(options, applicationName);
 
   // Every statement Kysely runs passes through its log hook, on either database: counting here
   // is the one place that sees them all.
@@ -284,7 +330,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   let primaryStatements = 0;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool,
+      pool: kyselyPool,
       ...(kind === 'postgres' ? { onReserveConnection: timeouts.apply } : {}),
     }),
     log: (event) => {

@@ -3,8 +3,9 @@
  * is named once its text recurs, then parsed once per connection and reused, on a Postgres
  * server and on PGlite; it answers what it answers unnamed, is counted, bounded in time and
  * refused for a stopped request like any other statement, goes on after failing, is prepared
- * again on the connection that replaces one lost to a server restart, and does not clash
- * between handles sharing one PGlite instance. Texts past the registry's bound run unnamed.
+ * again on the connection that replaces one lost to a server restart; handles sharing one
+ * PGlite instance share its one connection, used at once without seeing each other's
+ * statements, and a pool opened later does not clash with an earlier one's names. Texts past the registry's bound run unnamed.
  */
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,7 +186,7 @@ describe('executePrepared across a server restart', () => {
 });
 
 describe('executePrepared on one PGlite instance under several handles', () => {
-  it('names each handle its own statements', async () => {
+  it('answers each handle’s statements when used at once, and names them afresh per pool', async () => {
     const pglite = await createEmbeddedDatabase('memory://');
     const open = () => openDatabase({ pglite });
     const square = (n: number) => sql<{ square: number }>`select ${n}::int * ${n}::int as square`;
@@ -194,24 +195,49 @@ describe('executePrepared on one PGlite instance under several handles', () => {
         expect(await executePrepared(handle.db, square(n))).toEqual([{ square: n * n }]);
     };
     try {
-      // Two open together (used in turn: PGlite serialises nothing between handles), then a
-      // third after the first has closed: each parses its own names.
+      // Two open together and used at once, one of them in a transaction: PGlite is one
+      // session, so the handles share its one connection and neither sees the other's
+      // statements (two pools' protocol messages interleaved, and a query waited for ever).
       const first = await open();
       const second = await open();
-      await run(first, 2);
-      await run(second, 3);
+      const inTransaction = first.db.transaction().execute(async (trx) => {
+        await sql`set local application_name = 'first-handle'`.execute(trx);
+        await sql`select pg_sleep(0.05)`.execute(trx);
+        return (
+          await sql<{ name: string }>`select current_setting('application_name') as name`.execute(
+            trx,
+          )
+        ).rows;
+      });
+      const names = Array.from({ length: 5 }, () =>
+        sql<{ name: string }>`select current_setting('application_name') as name`.execute(
+          second.db,
+        ),
+      );
+      await Promise.all([
+        ...Array.from({ length: 10 }, (_, n) => run(n % 2 ? first : second, n)),
+        inTransaction,
+        ...names,
+      ]);
+      expect(await inTransaction).toEqual([{ name: 'first-handle' }]);
+      for (const { rows } of await Promise.all(names))
+        expect(rows).not.toEqual([{ name: 'first-handle' }]);
+      // Closing one leaves the other's connection open; a pool opened after both closed parses
+      // its own names.
       await first.close();
+      await run(second, 2);
+      await second.close();
       const third = await open();
-      await run(third, 4);
-      await Promise.all([second.close(), third.close()]);
+      await run(third, 3);
+      await third.close();
       const { rows } = await pglite.query<{ name: string }>(
         'select name from pg_prepared_statements order by name',
       );
       const name = preparedStatementName(square(0).compile(third.db).sql);
       expect(rows.map((row) => row.name.replace(/^h\d+_/, 'h_'))).toEqual(
-        Array<string>(3).fill(`h_${name}`),
+        Array<string>(2).fill(`h_${name}`),
       );
-      expect(new Set(rows.map((row) => row.name)).size).toBe(3);
+      expect(new Set(rows.map((row) => row.name)).size).toBe(2);
     } finally {
       await pglite.close();
     }
