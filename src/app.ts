@@ -66,6 +66,7 @@ export function createApp({ config, database, logger, draining, workerFault }: A
     markets: createMarketDirectory(database.reads, config.siteUrls),
     graphiqlAssets,
     live,
+    onLiveEventExecuted: metrics.liveEventExecuted,
     responseCache: responseCache?.plugin,
     logger: logger.child({ component: 'graphql' }),
   });

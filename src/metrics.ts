@@ -53,6 +53,8 @@ export interface AppMetrics {
   liveEventDelivered(): void;
   /** A live subscription fell its buffer behind and was closed. */
   liveSubscriberFellBehind(): void;
+  /** A live event was executed for the subscribers with one document and variables. */
+  liveEventExecuted(): void;
   /** The live subscriptions open, read when scraped. */
   watchLiveSubscriptions(count: () => number): void;
   /** Whether a Redis connection (of `client`) is up, read when scraped: undefined, no Redis. */
@@ -138,6 +140,7 @@ type EventCounters = Pick<
   | 'tokenClientWarning'
   | 'liveEventDelivered'
   | 'liveSubscriberFellBehind'
+  | 'liveEventExecuted'
 >;
 
 /** Counters of events without labels, each counted by a call. */
@@ -185,6 +188,10 @@ function eventCounters(registers: Registry[]): EventCounters {
     liveSubscriberFellBehind: counter(
       'catalogue_live_subscribers_fell_behind_total',
       'Live subscriptions closed because their subscriber fell LIVE_BUFFER_EVENTS events behind.',
+    ),
+    liveEventExecuted: counter(
+      'catalogue_live_event_executions_total',
+      'Live events executed: one per event and distinct document, operation and variables, shared by the subscribers that have them in common.',
     ),
   };
 }

@@ -12,18 +12,21 @@ import { FELL_BEHIND } from '../live/live-prices.ts';
 import type { MarketCode } from '../markets.ts';
 
 /**
- * The events of the subscriber's market that `select` picks from each run's rows. Opened at
- * once, so that a subscription past its bounds is refused before it starts (429).
+ * The events of the subscriber's market that `select` picks from each run's rows; `key` names
+ * everything `select` depends on (subscriptions with the same key share their events). Opened
+ * at once, so that a subscription past its bounds is refused before it starts (429).
  */
 export function liveEvents<Event>(
   context: RequestContext,
   market: MarketCode,
+  key: string,
   select: (rows: readonly ProductChangeRow[]) => Event[],
 ): AsyncIterable<Event | typeof FELL_BEHIND> {
   const live = context.live;
   if (!live) throw serviceError('SERVICE_UNAVAILABLE', 'live updates are not served here');
   const stream = live.prices.open({
     market,
+    key,
     select,
     connection: live.connection,
     clientIp: live.clientIp,

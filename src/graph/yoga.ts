@@ -16,6 +16,7 @@ import { maskError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { workSignalOf } from '../request-deadline.ts';
 import { useBodySizeLimit } from './body-size.ts';
+import { useSharedSubscriptionResults } from './shared-subscription-results.ts';
 import { useCompiledExecution } from './compiled-execution.ts';
 import { GRAPHIQL_OPTIONS } from './graphiql.ts';
 import type { GraphiQLAssets } from './graphiql-assets.ts';
@@ -35,6 +36,8 @@ export interface GraphQLServerDependencies {
   graphiqlAssets: GraphiQLAssets;
   /** Where subscriptions draw their events (src/live/live-prices.ts). */
   live?: LivePrices | undefined;
+  /** Told of each execution of a live event, however many subscribers share it. */
+  onLiveEventExecuted?: () => void;
   /** The response cache's plugin, when answers are cached. */
   responseCache?: Plugin | undefined;
   logger: Logger;
@@ -75,6 +78,7 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
       // yoga's executor unless the client takes no stream.
       ...useIncrementalDelivery(),
       useCompiledExecution(),
+      useSharedSubscriptionResults(deps.onLiveEventExecuted),
       useEntityTags(),
       // After the entity tags (it marks their answers cacheable), before the response cache
       // (which reads the document it puts in place of an id).

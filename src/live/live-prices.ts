@@ -59,6 +59,12 @@ export type LiveItem<Event> = RunEvent<Event> | typeof FELL_BEHIND;
 
 export interface LiveRequest<Event> {
   market: MarketCode;
+  /**
+   * What `select` depends on: subscriptions with the same key pick the same events from a run,
+   * so one pick serves them all, and they receive the same event objects (what lets an event
+   * be executed once for all of them: src/graph/shared-subscription-results.ts).
+   */
+  key: string;
   /** The events this subscription wants from a run's rows (of its market), in order. */
   select(rows: readonly ProductChangeRow[]): Event[];
   connection: LiveConnection;
@@ -74,9 +80,12 @@ export interface LivePrices {
   completeAll(): void;
 }
 
+/** The events picked from one run, by the key of the subscriptions that picked them. */
+type Picked = Map<string, unknown[]>;
+
 interface Subscriber {
   market: MarketCode;
-  offer(rows: readonly ProductChangeRow[]): void;
+  offer(rows: readonly ProductChangeRow[], picked: Picked): void;
   end(): void;
 }
 
@@ -106,8 +115,9 @@ export function createLivePrices(
     const rows = read.filter((row) => row.market === change.market);
     if (rows.length === 0) return;
     // Those that subscribed while the rows were read see the run too.
+    const picked: Picked = new Map();
     for (const subscriber of subscribers) {
-      if (subscriber.market === change.market) subscriber.offer(rows);
+      if (subscriber.market === change.market) subscriber.offer(rows, picked);
     }
   });
 
@@ -150,14 +160,15 @@ export function createLivePrices(
       });
       const subscriber: Subscriber = {
         market: request.market,
-        offer(rows) {
-          let events: Event[];
+        offer(rows, picked) {
+          let events = picked.get(request.key) as Event[] | undefined;
           try {
-            events = request.select(rows);
+            events ??= request.select(rows);
           } catch (error) {
             log.error({ err: error }, 'live prices: a subscription failed to pick its events');
             return;
           }
+          picked.set(request.key, events);
           for (const event of events) stream.push({ event, run: rows });
         },
         end: stream.end,

@@ -250,6 +250,45 @@ describe(`live prices on ${databaseKind}`, () => {
     await events.cancel();
   });
 
+  it('executes an event once for the subscribers with one document and variables', async () => {
+    const target = await nextTarget();
+    const counters = async () => {
+      const metrics = await scrape(app);
+      return {
+        executed: valueOf(metrics, 'catalogue_live_event_executions_total'),
+        delivered: valueOf(metrics, 'catalogue_live_events_delivered_total'),
+      };
+    };
+    const before = await counters();
+    // Three watching alike (the third names the product twice: other variables, the same
+    // watch and events) and one under a ref (another document, other events).
+    const alike = await Promise.all(
+      [[target.productId], [target.productId], [target.productId, target.productId]].map(
+        async (ids) => sseEvents(await subscribe(LOWEST_PRICE_CHANGED, { ids })),
+      ),
+    );
+    const withRef = LOWEST_PRICE_CHANGED.replace('productIds: $ids', 'productIds: $ids, ref: "p"');
+    const tagged = sseEvents(await subscribe(withRef, { ids: [target.productId] }));
+    const newPrice = Math.max(1, Math.floor(target.lowest / 2));
+    await push(target, newPrice, app);
+    const answers = await Promise.all([...alike, tagged].map((events) => events.next()));
+    for (const { data } of answers) {
+      expect(data.errors).toBeUndefined();
+      expect(data.data.lowestPriceChanged).toMatchObject({
+        product: { productId: target.productId },
+        current: { value: newPrice },
+      });
+    }
+    // The first two share their document and variables; the third's variables differ.
+    expect(answers[0]!.data).toEqual(answers[1]!.data);
+    expect(answers[0]!.data).toEqual(answers[2]!.data);
+    expect(await counters()).toEqual({
+      executed: before.executed + 3,
+      delivered: before.delivered + 4,
+    });
+    await Promise.all([...alike, tagged].map((events) => events.cancel()));
+  });
+
   describe('bounds', () => {
     let bounded: App;
     beforeAll(async () => {

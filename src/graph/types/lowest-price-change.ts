@@ -129,7 +129,8 @@ builder.subscriptionField('lowestPriceChanged', (t) =>
         );
       }
       const watched = new Set(args.productIds);
-      return liveEvents(context, scope.market, (rows) =>
+      const key = JSON.stringify(['lowestPriceChanged', scope, [...watched].sort((a, b) => a - b)]);
+      return liveEvents(context, scope.market, key, (rows) =>
         rows
           .filter((change) => watched.has(change.product_id) && isVisibleChange(change))
           .map((change) => ({ change, scope })),
@@ -160,7 +161,9 @@ builder.subscriptionField('priceDropped', (t) =>
         throw badUserInput('minDropPercent must be 0 to 100', 'minDropPercent', 'out_of_range');
       }
       const categories = args.category == null ? null : await subtreeOf(context, args.category);
-      return liveEvents(context, scope.market, (rows) =>
+      const subtree = categories && [...categories].sort((a, b) => a - b);
+      const key = JSON.stringify(['priceDropped', scope, least, subtree]);
+      return liveEvents(context, scope.market, key, (rows) =>
         rows
           .filter((change) => {
             const fall = priceFall(change);

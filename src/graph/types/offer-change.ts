@@ -101,7 +101,8 @@ builder.subscriptionField('offerChanged', (t) =>
       if (args.productId < 1) {
         throw badUserInput('productId must be a positive integer', 'productId', 'out_of_range');
       }
-      return liveEvents(context, scope.market, (rows) =>
+      const key = JSON.stringify(['offerChanged', scope, args.productId]);
+      return liveEvents(context, scope.market, key, (rows) =>
         rows
           .filter((change) => change.product_id === args.productId)
           .flatMap((change) => offerChangesOf(change, scope)),
