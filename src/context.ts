@@ -83,3 +83,12 @@ export function loadForRun(context: RequestContext, run: object, db: Kysely<Data
   if (!loads) runLoads.set(run, (loads = initContextCache()));
   Object.assign(context, loads, { db });
 }
+
+/**
+ * New loaders for `run`, pointed at by `context`: a batch that failed stays failed in its
+ * loader, so resolving an event again after the database came back needs loaders of its own.
+ */
+export function renewRunLoads(context: RequestContext, run: object, db: Kysely<Database>): void {
+  runLoads.delete(run);
+  loadForRun(context, run, db);
+}

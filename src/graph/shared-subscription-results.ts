@@ -11,14 +11,19 @@
 import { mapAsyncIterator } from '@graphql-tools/utils';
 import type { Plugin } from 'graphql-yoga';
 import { createSourceEventStream, execute, type DocumentNode, type ExecutionResult } from 'graphql';
+import type { RequestContext } from '../context.ts';
 import { deliversIncrementally } from './incremental-delivery.ts';
+import { executeEventAgain } from './live.ts';
 
 type Answer = ExecutionResult | Promise<ExecutionResult>;
 
 /** Per event, per document: the answer for each operation name and variables. */
 type Answers = WeakMap<object, WeakMap<DocumentNode, Map<string, Answer>>>;
 
-/** `executed`: told of each execution, whatever number of subscribers it serves. */
+/**
+ * `executed`: told of each execution, whatever number of subscribers it serves (an answer
+ * whose database was away under it is executed again once it answers: ./live.ts).
+ */
 export function useSharedSubscriptionResults(executed: () => void = () => undefined): Plugin {
   const answers: Answers = new WeakMap();
   return {
@@ -29,9 +34,18 @@ export function useSharedSubscriptionResults(executed: () => void = () => undefi
         if (!isAsyncIterable(events)) return events;
         const key = `${subscribeArgs.operationName ?? ''}\n${JSON.stringify(subscribeArgs.variableValues ?? {})}`;
         return mapAsyncIterator(events, (event: unknown) =>
-          answerOf(answers, event, subscribeArgs.document, key, () => {
-            executed();
-            return execute({ ...subscribeArgs, rootValue: event }) as Answer;
+          answerOf(answers, event, subscribeArgs.document, key, async () => {
+            const execution = () => {
+              executed();
+              return execute({ ...subscribeArgs, rootValue: event }) as Answer;
+            };
+            let answer = await execution();
+            while (
+              await executeEventAgain(event, subscribeArgs.contextValue as RequestContext, answer)
+            ) {
+              answer = await execution();
+            }
+            return answer;
           }),
         );
       });
