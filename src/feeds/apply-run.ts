@@ -121,9 +121,11 @@ export async function applyFeedRunIn(
   const changes = await findOfferChanges(trx, shop, withdrawal);
   let followed: FollowedChanges = { changedProductIds: [], summarisedProductIds: [] };
   if (changes.created + changes.updated + changes.withdrawn > 0) {
+    // The shop's own offers first, beside other shops' runs of the market; then, one run at a
+    // time per market, what derives from every shop's offers.
+    await writeOfferChanges(trx, shop, changes, now);
     await lockMarketDerivedData(trx, MARKET_CODES.indexOf(shop.market));
     await recordProductsBefore(trx, shop.market);
-    await writeOfferChanges(trx, shop, changes, now);
     followed = await followOfferChanges(trx, { runId: run.runId, market: shop.market, now });
     // Heard by every process once this commits: cached answers follow (docs/api.md, "Feeds").
     await announceRun(trx, run.runId);

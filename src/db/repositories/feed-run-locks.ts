@@ -16,7 +16,9 @@ export const FEED_RUN_LOCK_SPACE = 4_140_020;
  * list of markets): runs of different shops share products, so the part of a run that reads
  * the products' offers and rewrites their history and summaries goes one run at a time per
  * market, to its commit. Without it two runs rewrote the same rows in different orders
- * (a deadlock), or each computed a product's lowest price without the other's offers.
+ * (a deadlock), or each computed a product's lowest price without the other's offers. A run
+ * writes its shop's own offers before it waits (no other run writes them): each statement
+ * after the wait sees the offers of the run that held the lock, committed by then.
  */
 const MARKET_DERIVED_LOCK_SPACE = 4_140_021;
 
