@@ -11,7 +11,9 @@ import { assertCopySafe } from './load/copy-text.ts';
 import { Random, STREAM, WeightedPicker } from './random.ts';
 import type { ScaleParameters } from './scales.ts';
 import type { Cell } from './tables.ts';
+import { expansionsOf, tidyName } from './generate/names.ts';
 import { CATEGORY_TREE, IMAGE_CDN, SHOP_NAMES, type LeafCategorySpec } from './vocabulary/index.ts';
+import { REFERENCE_PRICES } from './vocabulary/reference-prices.ts';
 
 export interface MarketRow {
   code: MarketCode;
@@ -26,6 +28,11 @@ export interface LeafFrame {
   brandIds: readonly number[];
   /** Products in this leaf. */
   size: number;
+  /**
+   * Base prices in euros of the families with a reference price: the reference over the
+   * traits' middle factor, so that the family's middle configuration costs the reference.
+   */
+  referenceBasePrices: ReadonlyMap<string, number>;
 }
 
 export interface MarketFrame {
@@ -72,6 +79,7 @@ export function buildFrame(
       brandNames,
       brandIds: brandNames.map((name) => idByName.get(name) as number),
       size: sizes[index] ?? 0,
+      referenceBasePrices: referenceBasePricesOf(spec),
     };
   });
   return {
@@ -124,6 +132,34 @@ function buildCategories() {
   const slugs = new Set(rows.map((row) => row[2]));
   if (slugs.size !== rows.length) throw new Error('vocabulary: category slugs must be unique');
   return { rows, leaves };
+}
+
+/**
+ * A leaf's reference prices (vocabulary/reference-prices.ts) as base prices: each over the
+ * product of its priced traits' middle steps. A reference naming no family the leaf's lines
+ * can name is a vocabulary error.
+ */
+function referenceBasePricesOf(spec: LeafCategorySpec): ReadonlyMap<string, number> {
+  const references = REFERENCE_PRICES[spec.slug] ?? {};
+  const families = new Set(
+    Object.entries(spec.lines).flatMap(([brand, patterns]) =>
+      patterns.flatMap((pattern) =>
+        expansionsOf(pattern).map((model) => tidyName(`${brand} ${model}`)),
+      ),
+    ),
+  );
+  const middle = spec.traits.reduce(
+    (factor, trait) => factor * (1 + ((trait.priceStep ?? 0) * (trait.values.length - 1)) / 2),
+    1,
+  );
+  const prices = new Map<string, number>();
+  for (const [family, reference] of Object.entries(references)) {
+    if (!families.has(family)) {
+      throw new Error(`vocabulary: reference price for "${family}", no family of ${spec.slug}`);
+    }
+    prices.set(family, reference.eur / middle);
+  }
+  return prices;
 }
 
 /** One row per brand name, in the order brands first appear in the vocabulary. */

@@ -31,7 +31,10 @@ export interface ProductDraft {
   popularity: number;
   /** 0 for the most popular product of its category, towards 1 for the least. */
   obscurity: number;
-  /** The model family's base price × the steps of this product's traits. */
+  /**
+   * The model family's base price (from its reference price, or drawn in its category's range)
+   * × the steps of this product's traits.
+   */
   basePriceEur: number;
   /** The family's market factor, by market index (seeds/economics.ts). */
   marketFactors: readonly number[];
@@ -69,14 +72,16 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
   const shortName = tidyName(`${brandName} ${model}`);
   const name = labels.length ? `${shortName} ${labels.join(' ')}` : shortName;
 
-  // One price per model family (brand and model in a category), drawn from the family's own
-  // stream so every member agrees: log-uniform, as many families between 100 and 200 euros as
-  // between 1000 and 2000, pulled up or down by the family's premium or budget marks
-  // (familyPricePosition). Members differ by their traits' steps alone.
+  // One price per model family (brand and model in a category): its reference price where the
+  // vocabulary states one; else drawn from the family's own stream so every member agrees:
+  // log-uniform, as many families between 100 and 200 euros as between 1000 and 2000, pulled
+  // up or down by the family's premium or budget marks (familyPricePosition). Members differ by
+  // their traits' steps alone. The draw is made either way, so the streams after it stay put.
   const family = new Random(frame.seed, STREAM.family, leafIndex, hashText(shortName));
   const [low, high] = spec.priceEur;
   const position = familyPricePosition(brandName, model, family.next());
-  const basePriceEur = low * (high / low) ** position * priceFactor;
+  const familyPriceEur = leaf.referenceBasePrices.get(shortName) ?? low * (high / low) ** position;
+  const basePriceEur = familyPriceEur * priceFactor;
   const marketFactors = frame.markets.map(() =>
     family.between(1 - MARKET_PRICE_JITTER, 1 + MARKET_PRICE_JITTER),
   );
