@@ -119,6 +119,7 @@ export const REFERENCE_PRICES: Readonly<Record<string, Readonly<Record<string, R
       'Apple AirPods 3': launch(199, 2021),
       'Apple AirPods 4': launch(149, 2024),
       'Apple AirPods Pro 2': launch(299, 2022),
+      'Apple AirPods Pro 3': launch(249, 2025),
       'Apple AirPods Max': launch(579, 2024),
       'Sennheiser Momentum 4 Wireless': launch(349, 2022),
       'Marshall Major IV': launch(149, 2020),
