@@ -11,7 +11,16 @@ import { assertCopySafe } from './load/copy-text.ts';
 import { Random, STREAM, WeightedPicker } from './random.ts';
 import type { ScaleParameters } from './scales.ts';
 import type { Cell } from './tables.ts';
+import { expansionsOf, tidyName } from './generate/names.ts';
 import { CATEGORY_TREE, IMAGE_CDN, SHOP_NAMES, type LeafCategorySpec } from './vocabulary/index.ts';
+import {
+  LEADING_PROFILES,
+  SHOP_PROFILES,
+  SPECIALIST_WEIGHTS,
+  type ShopProfile,
+} from './vocabulary/shops.ts';
+import { MODEL_YEARS, modelYear } from './vocabulary/model-years.ts';
+import { REFERENCE_PRICES } from './vocabulary/reference-prices.ts';
 
 export interface MarketRow {
   code: MarketCode;
@@ -26,6 +35,15 @@ export interface LeafFrame {
   brandIds: readonly number[];
   /** Products in this leaf. */
   size: number;
+  /** The shops that sell this category, by market index (their profiles cover it). */
+  carriers: readonly ShopCarriers[];
+  /**
+   * Base prices in euros of the families with a reference price: the reference over the
+   * traits' middle factor, so that the family's middle configuration costs the reference.
+   */
+  referenceBasePrices: ReadonlyMap<string, number>;
+  /** Release years the vocabulary knows, by family (a reference's, or the model name's). */
+  releaseYears: ReadonlyMap<string, number>;
 }
 
 export interface MarketFrame {
@@ -37,8 +55,15 @@ export interface MarketFrame {
   economics: MarketEconomics;
   shopIds: Int32Array;
   shopUrls: readonly string[];
+  /** What each shop sells, by position (vocabulary/shops.ts). */
+  shopProfiles: readonly ShopProfile[];
+}
+
+/** A category's shops in a market: positions in the market's shops, and a picker over them. */
+export interface ShopCarriers {
+  positions: Int32Array;
   /** Big shops carry more of the market's offers than small ones. */
-  shopPicker: WeightedPicker;
+  picker: WeightedPicker;
 }
 
 export interface CatalogueFrame {
@@ -64,7 +89,7 @@ export function buildFrame(
   const { rows: shops, markets } = buildShops(seed, scale, marketRows);
   const { productLeaf, productRank, sizes } = assignProducts(seed, scale.products, leafSpecs);
 
-  const leaves = leafSpecs.map(({ spec, categoryId }, index): LeafFrame => {
+  const leaves = leafSpecs.map(({ spec, categoryId, ancestry }, index): LeafFrame => {
     const brandNames = Object.keys(spec.lines);
     return {
       categoryId,
@@ -72,6 +97,8 @@ export function buildFrame(
       brandNames,
       brandIds: brandNames.map((name) => idByName.get(name) as number),
       size: sizes[index] ?? 0,
+      carriers: markets.map((market) => carriersOf(ancestry, market.shopProfiles)),
+      ...familyFactsOf(spec),
     };
   });
   return {
@@ -88,7 +115,8 @@ export function buildFrame(
 /** Roots, groups and leaves numbered depth first, so a category's id follows its parent's. */
 function buildCategories() {
   const rows: Cell[][] = [];
-  const leaves: { spec: LeafCategorySpec; categoryId: number }[] = [];
+  /** `ancestry`: the leaf's slug and those above it. */
+  const leaves: { spec: LeafCategorySpec; categoryId: number; ancestry: string[] }[] = [];
   const logo = (slug: string, size: number) => `${IMAGE_CDN}/categories/${slug}-${size}.png`;
   const add = (
     parentId: number | null,
@@ -117,13 +145,53 @@ function buildCategories() {
     root.groups.forEach((group, groupPosition) => {
       const groupId = add(rootId, groupPosition, group, false);
       group.leaves.forEach((leaf, leafPosition) => {
-        leaves.push({ spec: leaf, categoryId: add(groupId, leafPosition, leaf, true) });
+        const categoryId = add(groupId, leafPosition, leaf, true);
+        leaves.push({ spec: leaf, categoryId, ancestry: [root.slug, group.slug, leaf.slug] });
       });
     });
   });
   const slugs = new Set(rows.map((row) => row[2]));
   if (slugs.size !== rows.length) throw new Error('vocabulary: category slugs must be unique');
+  for (const [profile, sold] of Object.entries(SHOP_PROFILES)) {
+    const unknown = sold.filter((slug) => !slugs.has(slug));
+    if (unknown.length) throw new Error(`vocabulary: shop profile ${profile} sells ${unknown}`);
+  }
   return { rows, leaves };
+}
+
+/**
+ * What the vocabulary states of a leaf's model families, by family name (brand and model):
+ * reference prices (vocabulary/reference-prices.ts) as base prices, each over the product of
+ * its priced traits' middle steps; and release years, the reference's, else the model-name
+ * rule's (vocabulary/model-years.ts). A reference naming no family the leaf's lines can name
+ * is a vocabulary error.
+ */
+function familyFactsOf(spec: LeafCategorySpec) {
+  const references = REFERENCE_PRICES[spec.slug] ?? {};
+  const rules = MODEL_YEARS[spec.slug] ?? [];
+  const families = new Set<string>();
+  const releaseYears = new Map<string, number>();
+  for (const [brand, patterns] of Object.entries(spec.lines)) {
+    for (const model of patterns.flatMap(expansionsOf)) {
+      const family = tidyName(`${brand} ${model}`);
+      families.add(family);
+      const year = modelYear(rules, model);
+      if (year !== undefined) releaseYears.set(family, year);
+    }
+  }
+  const middle = spec.traits.reduce(
+    (factor, trait) => factor * (1 + ((trait.priceStep ?? 0) * (trait.values.length - 1)) / 2),
+    1,
+  );
+  const referenceBasePrices = new Map<string, number>();
+  for (const [family, reference] of Object.entries(references)) {
+    if (!families.has(family)) {
+      throw new Error(`vocabulary: reference price for "${family}", no family of ${spec.slug}`);
+    }
+    referenceBasePrices.set(family, reference.eur / middle);
+    releaseYears.set(family, reference.year);
+  }
+  return { referenceBasePrices, releaseYears };
 }
 
 /** One row per brand name, in the order brands first appear in the vocabulary. */
@@ -144,7 +212,7 @@ function buildShops(seed: number, scale: ScaleParameters, marketRows: readonly M
   const markets = MARKET_CODES.map((code, index): MarketFrame => {
     const currency = currencyOf.get(code);
     if (currency === undefined) throw new Error(`market ${code} is missing: run the migrations`);
-    const names = shopNames(seed, code, index, scale.shopsPerMarket);
+    const { names, profiles } = shopsOf(seed, code, index, scale.shopsPerMarket);
     const shopIds = new Int32Array(names.length);
     const shopUrls = names.map((name, position) => {
       const id = rows.length + 1;
@@ -170,31 +238,60 @@ function buildShops(seed: number, scale: ScaleParameters, marketRows: readonly M
       economics: MARKET_ECONOMICS[code],
       shopIds,
       shopUrls,
-      // Zipf-like: the biggest shop lists about ten times what the fiftieth does.
-      shopPicker: new WeightedPicker(names.map((_, position) => 1 / (position + 2) ** 0.6)),
+      shopProfiles: profiles,
     };
   });
   return { rows, markets };
 }
 
-/** Distinct shop names for a market: stem + ending, then with a city once those run out. */
-function shopNames(seed: number, code: MarketCode, marketIndex: number, count: number): string[] {
+/** Zipf-like: the biggest shop lists about ten times what the fiftieth does. */
+function shopWeight(position: number): number {
+  return 1 / (position + 2) ** 0.6;
+}
+
+/** The shops (by position) whose profile covers a category, given its slug and its ancestors'. */
+function carriersOf(ancestry: readonly string[], profiles: readonly ShopProfile[]): ShopCarriers {
+  const positions = profiles.flatMap((profile, position) =>
+    SHOP_PROFILES[profile].some((slug) => ancestry.includes(slug)) ? [position] : [],
+  );
+  return {
+    positions: Int32Array.from(positions),
+    picker: new WeightedPicker(positions.map(shopWeight)),
+  };
+}
+
+/**
+ * A market's shops, biggest first: their profiles (the leading ones, then drawn) and distinct
+ * names, each of a stem of its profile and an ending, then with a city once those run out.
+ */
+function shopsOf(seed: number, code: MarketCode, marketIndex: number, count: number) {
   const { stems, endings, cities } = SHOP_NAMES[code];
   const random = new Random(seed, STREAM.shops, marketIndex);
-  // Compound words where the language writes them so ('Teknikhuset'), two words in French.
+  const drawn = Object.keys(SPECIALIST_WEIGHTS) as ShopProfile[];
+  const picker = new WeightedPicker(drawn.map((profile) => SPECIALIST_WEIGHTS[profile]));
+  const profiles = Array.from(
+    { length: count },
+    (_, position) => LEADING_PROFILES[position] ?? (drawn[picker.pick(random)] as ShopProfile),
+  );
+  // Compound words where the language writes them so ('Cykeldirekt'), two words in French.
   const join = (stem: string, ending: string) =>
     code === 'fr' ? `${stem} ${ending}` : `${stem}${ending}`;
-  const combinations = random.shuffle(stems.flatMap((stem) => endings.map((e) => join(stem, e))));
-  const names: string[] = [];
-  for (let round = 0; names.length < count; round++) {
+  const combinations = new Map<ShopProfile, string[]>();
+  const named = new Map<ShopProfile, number>();
+  const names = profiles.map((profile) => {
+    let names = combinations.get(profile);
+    if (!names) {
+      names = random.shuffle(stems[profile].flatMap((stem) => endings.map((e) => join(stem, e))));
+      combinations.set(profile, names);
+    }
+    const index = named.get(profile) ?? 0;
+    named.set(profile, index + 1);
+    const round = Math.floor(index / names.length);
     const city = round === 0 ? '' : ` ${cities[(round - 1) % cities.length]}`;
     const suffix = round > cities.length ? ` ${Math.ceil(round / cities.length)}` : '';
-    for (const name of combinations) {
-      if (names.length === count) break;
-      names.push(`${name}${city}${suffix}`);
-    }
-  }
-  return names;
+    return `${names[index % names.length]}${city}${suffix}`;
+  });
+  return { names, profiles };
 }
 
 /**

@@ -27,12 +27,17 @@ function compile(pattern: string): readonly Token[] {
   return tokens;
 }
 
-export function expandPattern(pattern: string, random: Random): string {
+function tokensOf(pattern: string): readonly Token[] {
   let tokens = compiled.get(pattern);
   if (tokens === undefined) {
     tokens = compile(pattern);
     compiled.set(pattern, tokens);
   }
+  return tokens;
+}
+
+export function expandPattern(pattern: string, random: Random): string {
+  const tokens = tokensOf(pattern);
   let text = '';
   for (const token of tokens) {
     if (typeof token === 'string') text += token;
@@ -45,4 +50,19 @@ export function expandPattern(pattern: string, random: Random): string {
 /** Collapses the doubled and trailing spaces that empty alternatives leave behind. */
 export function tidyName(text: string): string {
   return text.replace(/\s+/g, ' ').replace(/ \)/g, ')').trim();
+}
+
+/** Every text a pattern can expand to (for checking data against it, not per product). */
+export function expansionsOf(pattern: string): string[] {
+  let texts = [''];
+  for (const token of tokensOf(pattern)) {
+    const choices =
+      typeof token === 'string'
+        ? [token]
+        : 'from' in token
+          ? Array.from({ length: token.to - token.from + 1 }, (_, i) => String(token.from + i))
+          : token.alternatives;
+    texts = texts.flatMap((text) => choices.map((choice) => text + choice));
+  }
+  return texts;
 }

@@ -136,10 +136,15 @@ export function generateMarketOffers(
   // that the shops, stock and sales after it stay those other tests and data were built on.
   random.next();
 
-  const count = Math.min(offerCount(random, draft.obscurity, countExponent), market.shopIds.length);
+  // Only shops whose profile sells the product's category offer it (vocabulary/shops.ts).
+  const carriers = draft.leaf.carriers[market.index]!;
+  const count = Math.min(
+    offerCount(random, draft.obscurity, countExponent),
+    carriers.positions.length,
+  );
   const shops: number[] = [];
   while (shops.length < count) {
-    const shop = market.shopPicker.pick(random);
+    const shop = carriers.positions[carriers.picker.pick(random)]!;
     if (!shops.includes(shop)) shops.push(shop);
   }
 

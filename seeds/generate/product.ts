@@ -31,14 +31,22 @@ export interface ProductDraft {
   popularity: number;
   /** 0 for the most popular product of its category, towards 1 for the least. */
   obscurity: number;
-  /** The model family's base price × the steps of this product's traits. */
+  /**
+   * The model family's base price (from its reference price, or drawn in its category's range)
+   * × the steps of this product's traits.
+   */
   basePriceEur: number;
+  /** The year the model family came out (vocabulary/model-years.ts), shared by its members. */
+  releaseYear: number;
   /** The family's market factor, by market index (seeds/economics.ts). */
   marketFactors: readonly number[];
   markets: readonly MarketFrame[];
   description: string;
   hasImage: boolean;
 }
+
+/** The years a family whose year the vocabulary does not know came out in. */
+const RELEASE_YEARS = [2019, 2026] as const;
 
 /** Strictly decreasing in rank (so rank 1..n is the popularity order), heavy at the top. */
 function popularityOf(rank: number, size: number, weight: number): number {
@@ -56,30 +64,37 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
   const brandName = leaf.brandNames[brandIndex] as string;
   const model = expandPattern(random.pick(spec.lines[brandName] ?? []), random);
 
+  // One price per model family (brand and model in a category): its reference price where the
+  // vocabulary states one; else drawn from the family's own stream so every member agrees:
+  // log-uniform, as many families between 100 and 200 euros as between 1000 and 2000, pulled
+  // up or down by the family's premium or budget marks (familyPricePosition). Members differ by
+  // their named traits' steps alone. The draw is made either way, so the streams after it stay
+  // put.
+  const shortName = tidyName(`${brandName} ${model}`);
+  const family = new Random(frame.seed, STREAM.family, leafIndex, hashText(shortName));
+  const [low, high] = spec.priceEur;
+  const position = familyPricePosition(brandName, model, family.next());
+  const marketFactors = frame.markets.map(() =>
+    family.between(1 - MARKET_PRICE_JITTER, 1 + MARKET_PRICE_JITTER),
+  );
+
   let priceFactor = 1;
   const traits = new Map<string, number | string>();
   const labels: string[] = [];
   for (const trait of spec.traits) {
-    const position = random.int(0, trait.values.length - 1);
-    const value = trait.values[position] as number | string;
+    // Drawn for every trait, so the product's stream stays put; an unnamed trait is the
+    // family's (types.ts, TraitSpec).
+    const own = random.int(0, trait.values.length - 1);
+    const step = trait.label ? own : family.int(0, trait.values.length - 1);
+    const value = trait.values[step] as number | string;
     traits.set(trait.key, value);
     if (trait.label) labels.push(trait.label(value));
-    priceFactor *= 1 + (trait.priceStep ?? 0) * position;
+    priceFactor *= 1 + (trait.priceStep ?? 0) * step;
   }
-  const shortName = tidyName(`${brandName} ${model}`);
   const name = labels.length ? `${shortName} ${labels.join(' ')}` : shortName;
-
-  // One price per model family (brand and model in a category), drawn from the family's own
-  // stream so every member agrees: log-uniform, as many families between 100 and 200 euros as
-  // between 1000 and 2000, pulled up or down by the family's premium or budget marks
-  // (familyPricePosition). Members differ by their traits' steps alone.
-  const family = new Random(frame.seed, STREAM.family, leafIndex, hashText(shortName));
-  const [low, high] = spec.priceEur;
-  const position = familyPricePosition(brandName, model, family.next());
-  const basePriceEur = low * (high / low) ** position * priceFactor;
-  const marketFactors = frame.markets.map(() =>
-    family.between(1 - MARKET_PRICE_JITTER, 1 + MARKET_PRICE_JITTER),
-  );
+  const familyPriceEur = leaf.referenceBasePrices.get(shortName) ?? low * (high / low) ** position;
+  const basePriceEur = familyPriceEur * priceFactor;
+  const releaseYear = leaf.releaseYears.get(shortName) ?? family.int(...RELEASE_YEARS);
   // The product's own price was drawn here before families had one: still drawn, so that the
   // markets, descriptions and images after it stay those other tests and data were built on.
   random.next();
@@ -114,6 +129,7 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
     obscurity: leaf.size > 1 ? (rank - 1) / (leaf.size - 1) : 0,
     basePriceEur,
     marketFactors,
+    releaseYear,
     markets,
     description,
     hasImage,
@@ -121,7 +137,7 @@ export function draftProduct(frame: CatalogueFrame, id: number): ProductDraft {
 }
 
 /** FNV-1a: a text as a 32-bit stream key. */
-function hashText(text: string): number {
+export function hashText(text: string): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index++) {
     hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);

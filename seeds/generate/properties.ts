@@ -11,7 +11,7 @@ import {
   type PropertyLeafSpec,
   type PropertySpec,
 } from '../vocabulary/index.ts';
-import type { ProductDraft } from './product.ts';
+import { hashText, type ProductDraft } from './product.ts';
 
 /** A node that made it into this product's tree, with its value when it is a leaf. */
 interface ChosenNode {
@@ -41,6 +41,21 @@ function decimalsOf(step: number): number {
   return dot < 0 ? 0 : text.length - dot - 1;
 }
 
+/** Whole numbers standing alone in a model name ("XPS 13", "ROG Zephyrus G14", not "5450"). */
+const MODEL_NUMBER = /(?<!\d)\d{1,2}(?!\d)/g;
+
+function sizeOfModel(
+  source: { sizeInModel: Readonly<Record<number, number>>; otherwise: readonly number[] },
+  draft: ProductDraft,
+): number {
+  for (const [number] of draft.shortName.matchAll(MODEL_NUMBER)) {
+    const size = source.sizeInModel[Number(number)];
+    if (size !== undefined) return size;
+  }
+  // The family's own pick: the same for every member, whatever else its products draw.
+  return source.otherwise[hashText(draft.shortName) % source.otherwise.length]!;
+}
+
 function leafValue(
   spec: PropertyLeafSpec,
   draft: ProductDraft,
@@ -55,6 +70,9 @@ function leafValue(
   if ('oneOf' in source) return random.pick(source.oneOf);
   if ('probability' in source) return random.chance(source.probability);
   if ('brand' in source) return draft.brandName;
+  if ('byBrand' in source) return random.pick(source.byBrand[draft.brandName] ?? source.otherwise);
+  if ('releaseYear' in source) return draft.releaseYear;
+  if ('sizeInModel' in source) return sizeOfModel(source, draft);
   const [min, max, step] = source.range;
   const steps = Math.floor((max - min) / step + 1e-9);
   // Rounded to the step's decimals: 0.1 steps would otherwise give 1.2000000000000002.

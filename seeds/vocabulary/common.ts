@@ -17,7 +17,7 @@ export function generalGroup(...extra: PropertySpec[]): PropertyGroupSpec {
     icon: 'info',
     children: [
       { name: 'Brand', type: 'string', value: { brand: true } },
-      { name: 'Release year', type: 'number', value: { range: [2019, 2026, 1] }, presence: 0.6 },
+      { name: 'Release year', type: 'number', value: { releaseYear: true }, presence: 0.6 },
       ...extra,
       {
         name: 'Warranty',

@@ -79,7 +79,10 @@ export const ELECTRONICS: RootCategorySpec = {
             generalGroup({
               name: 'Operating system',
               type: 'string',
-              value: { oneOf: ['Android 14', 'Android 15', 'iOS 18', 'iOS 19'] },
+              value: {
+                byBrand: { Apple: ['iOS 18', 'iOS 26'] },
+                otherwise: ['Android 14', 'Android 15'],
+              },
             }),
             {
               group: 'Display',
@@ -211,7 +214,7 @@ export const ELECTRONICS: RootCategorySpec = {
                   type: 'number',
                   unit: 'inch',
                   icon: 'screen',
-                  value: { oneOf: [8.3, 10.9, 11, 12.4, 13] },
+                  value: { sizeInModel: { 11: 11, 13: 13 }, otherwise: [8.3, 10.9, 11, 12.4, 13] },
                   core: 'Measured diagonally',
                 },
                 { name: 'Pen support', type: 'boolean', value: { probability: 0.7 } },
@@ -658,7 +661,10 @@ export const ELECTRONICS: RootCategorySpec = {
             generalGroup({
               name: 'Operating system',
               type: 'string',
-              value: { oneOf: ['Windows 11 Home', 'Windows 11 Pro', 'macOS', 'ChromeOS'] },
+              value: {
+                byBrand: { Apple: ['macOS'] },
+                otherwise: ['Windows 11 Home', 'Windows 11 Pro', 'ChromeOS'],
+              },
             }),
             {
               group: 'Performance',
@@ -720,7 +726,10 @@ export const ELECTRONICS: RootCategorySpec = {
                   type: 'number',
                   unit: 'inch',
                   icon: 'screen',
-                  value: { oneOf: [13.3, 13.6, 14, 15.6, 16, 17.3] },
+                  value: {
+                    sizeInModel: { 13: 13.3, 14: 14, 15: 15.6, 16: 16, 17: 17.3, 18: 18 },
+                    otherwise: [13.3, 13.6, 14, 15.6, 16, 17.3],
+                  },
                 },
                 { name: 'Touch screen', type: 'boolean', value: { probability: 0.3 } },
               ],

@@ -1,26 +1,104 @@
 /**
- * Shop names per market, in the market's language, built from a stem and an ending
- * ("Teknik" + "huset"); a city is appended when a large scale needs more shops than the
- * combinations give.
+ * Shops' profiles (what each sells) and their names per market, in the market's language,
+ * built from a stem of the shop's profile and an ending ("Cykel" + "direkt"); a city is
+ * appended when a large scale needs more shops of a profile than the combinations give.
  */
 import type { MarketCode } from '../../src/markets.ts';
+
+/**
+ * What a shop sells: a department store everything, a general electronics shop the electronics
+ * and the appliances, a specialist its trade. A shop's name says its profile ("Cykeldirekt"
+ * sells bicycles), so the stems are listed by profile.
+ */
+export const SHOP_PROFILES = {
+  department: ['electronics', 'home-and-garden', 'toys-and-leisure'],
+  electronics: ['electronics', 'kitchen-appliances', 'household-appliances'],
+  computers: ['computers', 'tablets', 'gaming'],
+  phones: ['phones-and-wearables', 'headphones', 'bluetooth-speakers'],
+  soundAndPicture: ['tv-and-audio'],
+  photo: ['cameras-and-photo'],
+  gaming: ['gaming', 'board-games', 'headphones'],
+  toys: ['toys', 'game-consoles'],
+  tools: ['tools'],
+  sport: ['sports-and-outdoor', 'smartwatches'],
+  bikes: ['sports-and-outdoor'],
+  kitchen: ['kitchen-appliances'],
+  appliances: ['kitchen-appliances', 'household-appliances'],
+  watches: ['watches', 'smartwatches'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** The categories (root, group or leaf slugs: everything below them) each profile sells. */
+export type ShopProfile = keyof typeof SHOP_PROFILES;
+
+/**
+ * The profiles of a market's biggest shops, biggest first: department stores and general
+ * electronics shops lead, and every profile has a shop in every market (so every category
+ * does). Smaller shops' profiles are drawn by SPECIALIST_WEIGHTS.
+ */
+export const LEADING_PROFILES: readonly ShopProfile[] = [
+  'department',
+  'electronics',
+  'electronics',
+  'department',
+  'phones',
+  'appliances',
+  'computers',
+  'soundAndPicture',
+  'sport',
+  'kitchen',
+  'photo',
+  'gaming',
+  'toys',
+  'tools',
+  'bikes',
+  'watches',
+];
+
+export const SPECIALIST_WEIGHTS: Readonly<Record<ShopProfile, number>> = {
+  department: 0.5,
+  electronics: 1.5,
+  computers: 1,
+  phones: 1.5,
+  soundAndPicture: 1,
+  photo: 0.7,
+  gaming: 0.7,
+  toys: 0.7,
+  tools: 0.7,
+  sport: 0.8,
+  bikes: 0.6,
+  kitchen: 0.8,
+  appliances: 0.8,
+  watches: 0.6,
+};
+
+type ProfileStems = Readonly<Record<ShopProfile, readonly string[]>>;
 
 interface ShopNameParts {
   /** The top-level domain of the market's shops. */
   domain: string;
-  stems: readonly string[];
+  stems: ProfileStems;
   endings: readonly string[];
   cities: readonly string[];
 }
 
 /** The English-speaking markets share their stems but for one regional word, and their endings. */
-function englishStems(regional: string): readonly string[] {
-  return [
-    ...['Tech', 'Electro', 'Data', 'Sound', 'Picture', 'Home', 'Kitchen'],
-    regional,
-    ...['Smart', 'Photo', 'Game', 'Toy', 'Tool', 'Sport', 'Cycle', 'Gadget', 'Mobile'],
-    ...['Watch', 'Digital', 'Appliance'],
-  ];
+function englishStems(regional: string): ProfileStems {
+  return {
+    department: [regional, 'Home'],
+    electronics: ['Tech', 'Electro', 'Gadget', 'Digital'],
+    computers: ['Data'],
+    phones: ['Mobile', 'Smart'],
+    soundAndPicture: ['Sound', 'Picture'],
+    photo: ['Photo'],
+    gaming: ['Game'],
+    toys: ['Toy'],
+    tools: ['Tool'],
+    sport: ['Sport'],
+    bikes: ['Cycle'],
+    kitchen: ['Kitchen'],
+    appliances: ['Appliance'],
+    watches: ['Watch'],
+  };
 }
 
 const ENGLISH_ENDINGS: readonly string[] = [
@@ -45,28 +123,22 @@ const ENGLISH_ENDINGS: readonly string[] = [
 export const SHOP_NAMES: Readonly<Record<MarketCode, ShopNameParts>> = {
   se: {
     domain: 'se',
-    stems: [
-      'Teknik',
-      'Elektro',
-      'Data',
-      'Ljud',
-      'Bild',
-      'Hem',
-      'Kök',
-      'Nord',
-      'Smart',
-      'Foto',
-      'Spel',
-      'Leksaks',
-      'Verktygs',
-      'Sport',
-      'Cykel',
-      'Prylar',
-      'Dator',
-      'Mobil',
-      'Klock',
-      'Hushålls',
-    ],
+    stems: {
+      department: ['Nord', 'Hem'],
+      electronics: ['Teknik', 'Elektro', 'Prylar'],
+      computers: ['Data', 'Dator'],
+      phones: ['Mobil', 'Smart'],
+      soundAndPicture: ['Ljud', 'Bild'],
+      photo: ['Foto'],
+      gaming: ['Spel'],
+      toys: ['Leksaks'],
+      tools: ['Verktygs'],
+      sport: ['Sport'],
+      bikes: ['Cykel'],
+      kitchen: ['Kök'],
+      appliances: ['Hushålls'],
+      watches: ['Klock'],
+    },
     endings: [
       'huset',
       'butiken',
@@ -100,28 +172,22 @@ export const SHOP_NAMES: Readonly<Record<MarketCode, ShopNameParts>> = {
   },
   no: {
     domain: 'no',
-    stems: [
-      'Elektro',
-      'Data',
-      'Lyd',
-      'Bilde',
-      'Hjem',
-      'Kjøkken',
-      'Nord',
-      'Smart',
-      'Foto',
-      'Spill',
-      'Leke',
-      'Verktøy',
-      'Sport',
-      'Sykkel',
-      'Dings',
-      'Mobil',
-      'Klokke',
-      'Teknikk',
-      'Fjord',
-      'Husholdning',
-    ],
+    stems: {
+      department: ['Nord', 'Fjord', 'Hjem'],
+      electronics: ['Elektro', 'Teknikk', 'Dings'],
+      computers: ['Data'],
+      phones: ['Mobil', 'Smart'],
+      soundAndPicture: ['Lyd', 'Bilde'],
+      photo: ['Foto'],
+      gaming: ['Spill'],
+      toys: ['Leke'],
+      tools: ['Verktøy'],
+      sport: ['Sport'],
+      bikes: ['Sykkel'],
+      kitchen: ['Kjøkken'],
+      appliances: ['Husholdning'],
+      watches: ['Klokke'],
+    },
     endings: [
       'huset',
       'butikken',
@@ -155,28 +221,22 @@ export const SHOP_NAMES: Readonly<Record<MarketCode, ShopNameParts>> = {
   },
   dk: {
     domain: 'dk',
-    stems: [
-      'Elektro',
-      'Data',
-      'Lyd',
-      'Billed',
-      'Hjem',
-      'Køkken',
-      'Nord',
-      'Smart',
-      'Foto',
-      'Spil',
-      'Legetøjs',
-      'Værktøjs',
-      'Sport',
-      'Cykel',
-      'Dims',
-      'Mobil',
-      'Ur',
-      'Teknik',
-      'Bølge',
-      'Husholdnings',
-    ],
+    stems: {
+      department: ['Nord', 'Bølge', 'Hjem'],
+      electronics: ['Elektro', 'Teknik', 'Dims'],
+      computers: ['Data'],
+      phones: ['Mobil', 'Smart'],
+      soundAndPicture: ['Lyd', 'Billed'],
+      photo: ['Foto'],
+      gaming: ['Spil'],
+      toys: ['Legetøjs'],
+      tools: ['Værktøjs'],
+      sport: ['Sport'],
+      bikes: ['Cykel'],
+      kitchen: ['Køkken'],
+      appliances: ['Husholdnings'],
+      watches: ['Ur'],
+    },
     endings: [
       'huset',
       'butikken',
@@ -210,28 +270,22 @@ export const SHOP_NAMES: Readonly<Record<MarketCode, ShopNameParts>> = {
   },
   fi: {
     domain: 'fi',
-    stems: [
-      'Tekno',
-      'Sähkö',
-      'Data',
-      'Ääni',
-      'Kuva',
-      'Koti',
-      'Keittiö',
-      'Pohjola',
-      'Äly',
-      'Foto',
-      'Peli',
-      'Lelu',
-      'Työkalu',
-      'Urheilu',
-      'Pyörä',
-      'Vempain',
-      'Mobiili',
-      'Kello',
-      'Tieto',
-      'Kodinkone',
-    ],
+    stems: {
+      department: ['Pohjola', 'Koti'],
+      electronics: ['Tekno', 'Sähkö', 'Vempain'],
+      computers: ['Data', 'Tieto'],
+      phones: ['Mobiili', 'Äly'],
+      soundAndPicture: ['Ääni', 'Kuva'],
+      photo: ['Foto'],
+      gaming: ['Peli'],
+      toys: ['Lelu'],
+      tools: ['Työkalu'],
+      sport: ['Urheilu'],
+      bikes: ['Pyörä'],
+      kitchen: ['Keittiö'],
+      appliances: ['Kodinkone'],
+      watches: ['Kello'],
+    },
     endings: [
       'talo',
       'kauppa',
@@ -265,28 +319,22 @@ export const SHOP_NAMES: Readonly<Record<MarketCode, ShopNameParts>> = {
   },
   fr: {
     domain: 'fr',
-    stems: [
-      'Techno',
-      'Électro',
-      'Info',
-      'Son',
-      'Image',
-      'Maison',
-      'Cuisine',
-      'Nord',
-      'Malin',
-      'Photo',
-      'Jeux',
-      'Jouet',
-      'Outil',
-      'Sport',
-      'Vélo',
-      'Gadget',
-      'Mobile',
-      'Montre',
-      'Numérique',
-      'Ménager',
-    ],
+    stems: {
+      department: ['Nord', 'Maison'],
+      electronics: ['Techno', 'Électro', 'Gadget', 'Numérique'],
+      computers: ['Info'],
+      phones: ['Mobile', 'Malin'],
+      soundAndPicture: ['Son', 'Image'],
+      photo: ['Photo'],
+      gaming: ['Jeux'],
+      toys: ['Jouet'],
+      tools: ['Outil'],
+      sport: ['Sport'],
+      bikes: ['Vélo'],
+      kitchen: ['Cuisine'],
+      appliances: ['Ménager'],
+      watches: ['Montre'],
+    },
     endings: [
       'Store',
       'Boutique',

@@ -9,7 +9,11 @@
  */
 export type ModelPattern = string;
 
-/** A product trait: picked once per product, shown in its name and reused by its properties. */
+/**
+ * A product trait: shown in its name and reused by its properties. A trait with a label is
+ * picked per product; one without (a phone's screen size) is the model family's, picked once
+ * for all its members, since their names do not tell them apart.
+ */
 export interface TraitSpec {
   key: string;
   values: readonly (number | string)[];
@@ -28,7 +32,16 @@ export type ValueSpec =
   /** A boolean, true with this probability. */
   | { probability: number }
   /** The product's brand name. */
-  | { brand: true };
+  | { brand: true }
+  /** One of the brand's values where it has its own (Apple: iOS), else one of `otherwise`. */
+  | { byBrand: Readonly<Record<string, readonly string[]>>; otherwise: readonly string[] }
+  /** The year the product's model family came out (vocabulary/model-years.ts). */
+  | { releaseYear: true }
+  /**
+   * A size the model's name gives (`XPS 13`: `{ 13: 13.3 }`), else one of `otherwise` picked
+   * once for the model family.
+   */
+  | { sizeInModel: Readonly<Record<number, number>>; otherwise: readonly number[] };
 
 export interface PropertyLeafSpec {
   name: string;

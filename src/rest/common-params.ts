@@ -6,8 +6,9 @@ export const marketParam: ParamSpec = {
   name: 'market',
   in: 'query',
   required: true,
-  description: 'The market: se, no, dk, fi, fr, gb or nz.',
-  schema: { type: 'enum', values: MARKET_CODES },
+  description:
+    'The market: se, no, dk, fi, fr, gb or nz (or in upper case, as GraphQL writes it); answers write it in lower case.',
+  schema: { type: 'enum', values: MARKET_CODES, upperCaseToo: true },
 };
 
 /** The partner id added to offer URLs (docs/api.md, "Markets and scoping"); its characters as the graph accepts. */

@@ -159,7 +159,7 @@ export class RestEngine {
         params,
         root,
         items: elements.map((element) => reshape(chosen, element)),
-        url: publicUrl(rest.publicBase, rest.url),
+        url: publicUrl(rest.publicBase, rest.url, params),
       });
       if (response.status === 404) return fail(404, response.message);
       return this.cacheable(rest.request, route, response.body, headers);

@@ -30,9 +30,17 @@ export function hasNextPage(root: ResponseInput['root']): boolean {
   return pageInfo?.hasNextPage === true;
 }
 
-/** The request's path and query on the public base: what a client would ask for again. */
-export function publicUrl(publicBase: string, url: URL): URL {
-  return new URL(`${publicBase}${url.pathname}${url.search}`);
+/**
+ * The request's path and query on the public base: what a client would ask for again, with
+ * the market as answers write it (`SE` is taken for `se`).
+ */
+export function publicUrl(publicBase: string, url: URL, params: ParamValues): URL {
+  const link = new URL(`${publicBase}${url.pathname}${url.search}`);
+  const market = params.market;
+  if (typeof market === 'string' && link.searchParams.get('market') !== market) {
+    link.searchParams.set('market', market);
+  }
+  return link;
 }
 
 /** The same URL with another offset. */

@@ -9,9 +9,10 @@ export type ParamSchema =
   | { type: 'string'; pattern?: RegExp; maxLength?: number; maxTerms?: number }
   | { type: 'integer'; minimum: number; maximum: number; default?: number }
   | { type: 'number'; minimum: number; maximum: number }
-  | { type: 'enum'; values: readonly string[] }
-  /** Comma-separated unsigned integers: `pattern` is the spec's, `maxItems` its bound. */
-  | { type: 'idList'; pattern: RegExp; maxItems: number };
+  /** `upperCaseToo`: each value in upper case is taken for it (GraphQL's enum names are). */
+  | { type: 'enum'; values: readonly string[]; upperCaseToo?: boolean }
+  /** 1 to `maxItems` comma-separated unsigned integers. */
+  | { type: 'idList'; maxItems: number };
 
 export interface ParamSpec {
   name: string;
@@ -38,6 +39,9 @@ export class ParamError extends Error {
 
 /** Decimal digits only: no sign, no exponent, no white space (so `-0`, `+1`, `1e3` fail). */
 const UNSIGNED = /^\d+$/;
+/** A negative integer: an integer still, out of every range here (they start at 0 or 1). */
+const NEGATIVE = /^-0*[1-9]\d*$/;
+const ID_LIST = /^\d+(,\d+)*$/;
 const DECIMAL = /^-?\d{1,9}(\.\d{1,6})?$/;
 // Control characters (and U+FFFD, what an invalid %-escape decodes to) are never meaningful;
 // tab and line breaks are white space, which `fields` and text queries ignore.
@@ -71,6 +75,7 @@ function parseValue(spec: ParamSpec, raw: string): ParamValue {
     }
     case 'integer': {
       const range = `must be an integer between ${schema.minimum} and ${schema.maximum}`;
+      if (NEGATIVE.test(raw) && schema.minimum >= 0) fail(spec, 'out_of_range', range);
       if (!UNSIGNED.test(raw)) fail(spec, 'not_an_integer', range);
       const value = Number(raw);
       if (value < schema.minimum || value > schema.maximum) fail(spec, 'out_of_range', range);
@@ -83,16 +88,21 @@ function parseValue(spec: ParamSpec, raw: string): ParamValue {
       if (value < schema.minimum || value > schema.maximum) fail(spec, 'out_of_range', range);
       return value;
     }
-    case 'enum':
-      if (!schema.values.includes(raw)) {
+    case 'enum': {
+      const value = schema.values.find(
+        (declared) => declared === raw || (schema.upperCaseToo && declared.toUpperCase() === raw),
+      );
+      if (value === undefined) {
         fail(spec, 'not_allowed', `must be one of ${schema.values.join(', ')}`);
       }
-      return raw;
+      return value;
+    }
     case 'idList': {
-      if (!schema.pattern.test(raw)) {
-        fail(spec, 'pattern', `must be up to ${schema.maxItems} comma-separated numbers`);
-      }
-      return raw.split(',');
+      const message = `must be up to ${schema.maxItems} comma-separated numbers`;
+      if (!ID_LIST.test(raw)) fail(spec, 'pattern', message);
+      const ids = raw.split(',');
+      if (ids.length > schema.maxItems) fail(spec, 'too_many', message);
+      return ids;
     }
   }
 }

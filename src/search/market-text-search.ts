@@ -5,8 +5,8 @@
  */
 import type { RequestContext } from '../context.ts';
 import { badUserInput } from '../errors.ts';
+import { marketLanguage } from '../localisation/market-language.ts';
 import type { MarketCode } from '../markets.ts';
-import { isTextSearchConfig } from './text-search-configs.ts';
 import {
   MAX_QUERY_LENGTH,
   MAX_QUERY_TERMS,
@@ -19,8 +19,7 @@ import { searchVocabulary } from './vocabularies.ts';
 
 /**
  * The text search a `query` asks for in the market's language, or undefined for a blank
- * query (no text filter). The language comes from the markets table and is checked against
- * the indexed ones, because it is written into the SQL as a constant.
+ * query (no text filter).
  */
 export async function marketTextSearch(
   context: RequestContext,
@@ -39,10 +38,7 @@ export async function marketTextSearch(
       'too_many_terms',
     );
   }
-  const config = String((await context.markets.get(market)).search_config);
-  if (!isTextSearchConfig(config)) {
-    throw new Error(`market ${market} has text-search config ${config}, which has no index`);
-  }
+  const config = await marketLanguage(context, market);
   const terms = typed.flatMap((term) => searchTermOf(term) ?? []);
   return textSearchOf(config, terms, await searchVocabulary(context, config));
 }

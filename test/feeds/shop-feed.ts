@@ -87,7 +87,7 @@ export async function feedOfShop(db: Kysely<Database>, shopId: number): Promise<
     });
 }
 
-/** A product the shop has no offer for, in the shop's market, and how a feed names it. */
+/** Products the shop has no offer for, those other shops of its market sell first, and how a feed names them. */
 export async function productsNotAtShop(
   db: Kysely<Database>,
   shopId: number,
@@ -104,7 +104,9 @@ export async function productsNotAtShop(
       from products p left join brands b on b.id = p.brand_id
      where ${named}
        and not exists (select 1 from offers o where o.product_id = p.id and o.shop_id = ${shopId})
-     order by p.id limit ${count}`.execute(db);
+     order by not exists (select 1 from offers o join shops s on s.market = o.market
+                           where o.product_id = p.id and s.id = ${shopId}), p.id
+     limit ${count}`.execute(db);
   return rows.map((row) => ({
     productId: row.id,
     gtin: identity === 'gtin' ? feedGtin(row.gtin) : null,

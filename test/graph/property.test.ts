@@ -69,7 +69,8 @@ const TREE_SELECTION = `
   }
   coreProperties { ${PROPERTY_FIELDS} children { ${PROPERTY_FIELDS} children { name } } }`;
 
-const TREE_QUERY = `query ($id: Int!) { product(market: SE, id: $id) { ${TREE_SELECTION} } }`;
+/** In GB, where names are shown as stored (English). */
+const TREE_QUERY = `query ($id: Int!) { product(market: GB, id: $id) { ${TREE_SELECTION} } }`;
 
 /** What a node of the response looks like, with the defaults of the fixture's columns. */
 function property(
@@ -188,6 +189,110 @@ describe(`Product.properties and coreProperties on ${databaseKind}`, () => {
         ],
       }),
     ]);
+  });
+
+  it('shows names and word units in the market’s language, standards’ names as stored', async () => {
+    await insertProduct(database.db, 13);
+    await database.db
+      .insertInto('product_properties')
+      .values([
+        {
+          product_id: 13,
+          node_id: 101,
+          parent_node_id: null,
+          position: 0,
+          type: 'category',
+          name: 'Display',
+        },
+        {
+          product_id: 13,
+          node_id: 102,
+          parent_node_id: 101,
+          position: 0,
+          type: 'number',
+          name: 'Screen size',
+          value_number: 6.1,
+          unit: 'inch',
+          is_core: true,
+        },
+        {
+          product_id: 13,
+          node_id: 103,
+          parent_node_id: 101,
+          position: 1,
+          type: 'number',
+          name: 'Warranty',
+          value_number: 2,
+          unit: 'years',
+        },
+        {
+          product_id: 13,
+          node_id: 104,
+          parent_node_id: 101,
+          position: 2,
+          type: 'boolean',
+          name: 'Wi-Fi',
+          value_boolean: true,
+        },
+        {
+          product_id: 13,
+          node_id: 105,
+          parent_node_id: 101,
+          position: 3,
+          type: 'number',
+          name: 'Weight',
+          value_number: 170,
+          unit: 'g',
+        },
+      ])
+      .execute();
+    const selection = 'properties { name children { name unit } } coreProperties { name unit }';
+    database.statements.length = 0;
+    const data = await graphql(`{
+      se: product(market: SE, id: 13) { ${selection} }
+      fr: product(market: FR, id: 13) { ${selection} }
+      fi: product(market: FI, id: 13) { ${selection} }
+      gb: product(market: GB, id: 13) { ${selection} }
+      nz: product(market: NZ, id: 13) { ${selection} }
+    }`);
+    const tree = (group: string, names: [string, string | null][]) => ({
+      properties: [{ name: group, children: names.map(([name, unit]) => ({ name, unit })) }],
+      coreProperties: [{ name: names[0]![0], unit: names[0]![1] }],
+    });
+    expect(data.se).toEqual(
+      tree('Skärm', [
+        ['Skärmstorlek', 'tum'],
+        ['Garanti', 'år'],
+        ['Wi-Fi', null],
+        ['Vikt', 'g'],
+      ]),
+    );
+    expect(data.fr).toEqual(
+      tree('Écran', [
+        ['Taille d’écran', 'pouces'],
+        ['Garantie', 'ans'],
+        ['Wi-Fi', null],
+        ['Poids', 'g'],
+      ]),
+    );
+    expect(data.fi).toEqual(
+      tree('Näyttö', [
+        ['Näytön koko', 'tuumaa'],
+        ['Takuu', 'vuotta'],
+        ['Wi-Fi', null],
+        ['Paino', 'g'],
+      ]),
+    );
+    const english = tree('Display', [
+      ['Screen size', 'inch'],
+      ['Warranty', 'years'],
+      ['Wi-Fi', null],
+      ['Weight', 'g'],
+    ]);
+    expect(data.gb).toEqual(english);
+    expect(data.nz).toEqual(english);
+    // Five markets' trees of one product come from one statement.
+    expect(database.statements.filter((s) => s.includes('product_properties'))).toHaveLength(1);
   });
 
   it('answers empty lists for a product without properties', async () => {

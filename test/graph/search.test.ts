@@ -425,7 +425,7 @@ describe(`text search on ${databaseKind}`, () => {
       expect(page.edges[0].node).toEqual({
         categoryId: 2,
         slug: 'mobile-phones',
-        name: 'Mobile phones',
+        name: 'Mobiltelefoner',
         url: 'https://www.pricecompare.se/category/mobile-phones',
         productsTotal: 3,
       });

@@ -193,6 +193,29 @@ describe.each(LIST_ROUTES)('$name: limit and offset', (route) => {
     expectParamError(response, name);
   });
 
+  it('market in upper case (as GraphQL writes it) answers as in lower case', async () => {
+    const [lower, upper] = await Promise.all([
+      get(route, { ...withFields, limit: 1 }),
+      get(route, { ...withFields, limit: 1, market: 'SE' }),
+    ]);
+    expectOk(lower);
+    expectOk(upper);
+    expect(upper.body).toEqual(lower.body);
+  });
+
+  it('a negative limit or offset is out of range; a non-integer is not an integer', async () => {
+    const base = query(route.base).slice(1);
+    for (const [name, value, reason] of [
+      ['limit', '-1', 'out_of_range'],
+      ['offset', '-5', 'out_of_range'],
+      ['limit', '1.5', 'not_an_integer'],
+      ['offset', 'abc', 'not_an_integer'],
+    ]) {
+      const error = expectParamError(await getRaw(route, `${base}&${name}=${value}`), name!);
+      expect(error.details).toEqual([{ parameter: name, reason }]);
+    }
+  });
+
   it('a repeated parameter is a 400 (limit=1&limit=2, market twice)', async () => {
     const base = query(route.base).slice(1);
     expectParamError(await getRaw(route, `${base}&limit=1&limit=2`), 'limit');
@@ -200,11 +223,11 @@ describe.each(LIST_ROUTES)('$name: limit and offset', (route) => {
     expectParamError(await getRaw(route, `${base}&market=se`), 'market');
   });
 
-  it('market: missing, wrong case, unknown, empty, control characters are 400s', async () => {
+  it('market: missing, mixed case, unknown, empty, control characters are 400s', async () => {
     const { market: _market, ...others } = route.base;
     const responses = await Promise.all([
       get(route, others),
-      get(route, { ...route.base, market: 'SE' }),
+      get(route, { ...route.base, market: 'Se' }),
       get(route, { ...route.base, market: 'xx' }),
       get(route, { ...route.base, market: 'us' }),
       get(route, { ...route.base, market: '' }),
@@ -251,6 +274,21 @@ describe('partner search: productIds and gtins', () => {
     ]) {
       expectParamError(await get(PARTNER, { ...PARTNER_BASE, productIds: value }), 'productIds');
     }
+  });
+
+  it('too many ids say too_many (as GraphQL does); a malformed list says pattern', async () => {
+    for (const [name, value, reason] of [
+      ['productIds', ids(21).join(','), 'too_many'],
+      ['gtins', ids(11, 4_000_000_000_000).join(','), 'too_many'],
+      ['productIds', '1,,2', 'pattern'],
+      ['gtins', '1;2', 'pattern'],
+    ] as const) {
+      const error = expectParamError(await get(PARTNER, { ...PARTNER_BASE, [name]: value }), name);
+      expect(error.details).toEqual([{ parameter: name, reason }]);
+    }
+    const path = `/products/${ids(21).join(',')}?market=se`;
+    const error = expectParamError(await rest.get(path), 'productIds');
+    expect(error.details).toEqual([{ parameter: 'productIds', reason: 'too_many' }]);
   });
 
   it('10 GTINs are accepted; 11, and anything off the pattern, are 400s', async () => {
@@ -353,9 +391,31 @@ describe('products: gtin and products by id', () => {
     '/v1/products/abc',
     '/v1/products/-1',
     '/v1/categories/1.5',
-    '/v1/categories/x/products',
+    '/v1/categories/Laptops/products',
+    '/v1/categories/0',
+    '/v1/categories/99999999999999999999/products',
   ])('%s is a 400', async (path) => {
     expectParamError(await rest.get(`${path}?market=se`), 'id');
+  });
+
+  it('/v1/categories/{id} takes the slug filter[category] takes, like its id', async () => {
+    const [row] = await rest.catalogue.database.db
+      .selectFrom('categories')
+      .select(['id', 'slug'])
+      .where('is_leaf', '=', true)
+      .orderBy('id')
+      .limit(1)
+      .execute();
+    for (const below of ['', '/products']) {
+      const [byId, bySlug] = await Promise.all([
+        rest.get(`/v1/categories/${row!.id}${below}?market=se`),
+        rest.get(`/v1/categories/${row!.slug}${below}?market=se`),
+      ]);
+      expectOk(byId);
+      expect(bySlug.body.items).toEqual(byId.body.items);
+      expect(bySlug.body.items.length).toBeGreaterThan(0);
+      expectErrorBody(await rest.get(`/v1/categories/no-such-slug${below}?market=se`), 404);
+    }
   });
 });
 

@@ -128,7 +128,10 @@ describe('the OpenAPI document', () => {
     const parameter = (name: string) => suggestions.parameters!.find((p) => p.name === name)!;
     expect(parameter('market')).toMatchObject({
       required: true,
-      schema: { type: 'string', enum: ['se', 'no', 'dk', 'fi', 'fr', 'gb', 'nz'] },
+      schema: {
+        type: 'string',
+        enum: ['se', 'no', 'dk', 'fi', 'fr', 'gb', 'nz', 'SE', 'NO', 'DK', 'FI', 'FR', 'GB', 'NZ'],
+      },
     });
     expect(parameter('limit').schema).toEqual({
       type: 'integer',

@@ -207,8 +207,8 @@ describe('generic resources (spec 2.7, decisions 10, 12)', () => {
     const [category] = response.body.items;
     expect(category.id).toBe('3');
     expect(Object.entries(category.path)).toEqual([
-      ['1', 'Electronics'],
-      ['2', 'Phones & wearables'],
+      ['1', 'Elektronik'],
+      ['2', 'Mobiler & wearables'],
     ]);
     expect(category.parent).toEqual({ id: '2' });
     expect(category.products_total).toBeGreaterThan(0);

@@ -17,6 +17,8 @@ import {
   type CategoryMarketStatsRow,
   type CategoryRow,
 } from '../../db/repositories/categories.ts';
+import { categoryNameIn } from '../../localisation/category-names.ts';
+import { marketLanguage } from '../../localisation/market-language.ts';
 import { marketTextSearch } from '../../search/market-text-search.ts';
 import { MAX_QUERY_LENGTH, MAX_QUERY_TERMS } from '../../search/text-search.ts';
 import type { RequestContext } from '../../context.ts';
@@ -62,6 +64,13 @@ export const CategoryRef = builder.loadableNodeRef('Category', {
 // A federation entity keyed by `id` (docs/federation.md): `_entities` loads it here.
 builder.asEntity(CategoryRef, entityByGlobalId(CategoryRef));
 
+const NAME_DESCRIPTION =
+  'The category name in the market’s language (Swedish in SE, Norwegian in NO, Danish in DK, Finnish in FI, French in FR, English in GB and NZ).';
+
+async function nameInMarketLanguage(c: CategoryParent, _args: object, context: RequestContext) {
+  return categoryNameIn(await marketLanguage(context, c.scope.market), c.row);
+}
+
 CategoryRef.implement({
   description: 'A category of the catalogue tree, seen in a market.',
   // A category's products, their count and lowest price follow every offer in its market:
@@ -73,7 +82,7 @@ CategoryRef.implement({
       description: 'URL-safe unique name; accepted wherever a category id is.',
       resolve: (c) => c.row.slug,
     }),
-    name: t.string({ description: 'The category name.', resolve: (c) => c.row.name }),
+    name: t.string({ description: NAME_DESCRIPTION, resolve: nameInMarketLanguage }),
     description: t.string({
       nullable: true,
       description: 'A short description.',

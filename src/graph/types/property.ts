@@ -1,7 +1,7 @@
 /**
  * Property: a node of a product's specification tree, and the product's core
  * properties (the nodes flagged as core, shown as their own smaller tree). Properties do not
- * depend on the market. All nodes of a batch of products come in one statement and are
+ * depend on the market; their names do, on its language. All nodes of a batch of products come in one statement and are
  * assembled into trees in memory, so a tree of any depth costs no further statements.
  */
 import { createContextCache } from '@pothos/core';
@@ -12,10 +12,13 @@ import {
   type PropertyNodeRow,
 } from '../../db/repositories/properties.ts';
 import type { PropertyType } from '../../db/types.ts';
+import { marketLanguage } from '../../localisation/market-language.ts';
+import { propertyNameIn, unitIn } from '../../localisation/property-names.ts';
+import type { TextSearchConfig } from '../../search/text-search-configs.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { groupByKey } from '../grouping.ts';
-import { ProductRef } from './product.ts';
+import { ProductRef, type ProductParent } from './product.ts';
 
 /** A node with its children already in order: the parent value of a Property. */
 export interface PropertyNode {
@@ -75,7 +78,8 @@ PropertyRef.implement({
     }),
     name: t.string({
       nullable: false,
-      description: 'The property (or group) name, e.g. "Screen size".',
+      description:
+        'The property (or group) name in the market’s language, e.g. "Screen size" in GB, "Skärmstorlek" in SE.',
       resolve: (p) => p.row.name,
     }),
     value: t.field({
@@ -87,7 +91,8 @@ PropertyRef.implement({
     }),
     unit: t.string({
       nullable: true,
-      description: 'Unit of a numeric value (e.g. "mm", "GB"); null when unitless.',
+      description:
+        'Unit of a numeric value (e.g. "mm", "GB"; a word unit such as "inch" in the market’s language); null when unitless.',
       resolve: (p) => p.row.unit,
     }),
     icon: t.string({
@@ -151,28 +156,54 @@ function forestOf(rows: readonly PropertyNodeRow[]): PropertyForest {
   return { all, core: coreTreesOf(all) };
 }
 
+/** A product's forest in a market's language: names and word units translated (English as stored). */
+interface ForestKey {
+  productId: number;
+  language: TextSearchConfig;
+}
+
+function inLanguage(language: TextSearchConfig) {
+  return (row: PropertyNodeRow): PropertyNodeRow =>
+    language === 'english'
+      ? row
+      : { ...row, name: propertyNameIn(language, row.name), unit: unitIn(language, row.unit) };
+}
+
 /** `properties` and `coreProperties` share one statement per batch of products and request. */
 const propertyForestLoader = createContextCache(
   (context: RequestContext) =>
-    new DataLoader<number, PropertyForest>(async (productIds) => {
-      const rows = await findPropertyNodesOfProducts(context.db, productIds);
-      return groupByKey(productIds, rows, (row) => row.product_id).map(forestOf);
-    }, loaderOptions()),
+    new DataLoader<ForestKey, PropertyForest, string>(
+      async (keys) => {
+        const productIds = [...new Set(keys.map((key) => key.productId))];
+        const rows = await findPropertyNodesOfProducts(context.db, productIds);
+        const groups = groupByKey(productIds, rows, (row) => row.product_id);
+        const rowsOf = new Map(productIds.map((id, index) => [id, groups[index]!]));
+        return keys.map((key) =>
+          forestOf(rowsOf.get(key.productId)!.map(inLanguage(key.language))),
+        );
+      },
+      loaderOptions({ cacheKeyFn: (key: ForestKey) => `${key.language}:${key.productId}` }),
+    ),
 );
+
+async function forestIn(p: ProductParent, context: RequestContext): Promise<PropertyForest> {
+  const language = await marketLanguage(context, p.scope.market);
+  return propertyForestLoader(context).load({ productId: p.row.id, language });
+}
 
 builder.objectFields(ProductRef, (t) => ({
   properties: t.field({
     type: [PropertyRef],
     nullable: false,
     description:
-      'The full specification tree: its top-level groups and properties in display order, each with its `children`.',
-    resolve: async (p, _args, context) => (await propertyForestLoader(context).load(p.row.id)).all,
+      'The full specification tree: its top-level groups and properties in display order, each with its `children`; names and word units in the market’s language.',
+    resolve: async (p, _args, context) => (await forestIn(p, context)).all,
   }),
   coreProperties: t.field({
     type: [PropertyRef],
     nullable: false,
     description:
       'The core properties (the few that characterise the product), in tree order; a core property’s `children` are the core properties below it.',
-    resolve: async (p, _args, context) => (await propertyForestLoader(context).load(p.row.id)).core,
+    resolve: async (p, _args, context) => (await forestIn(p, context)).core,
   }),
 }));

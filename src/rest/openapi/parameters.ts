@@ -33,11 +33,16 @@ function paramSchema(schema: ParamSchema): JsonSchema {
     case 'number':
       return { type: 'number', minimum: schema.minimum, maximum: schema.maximum };
     case 'enum':
-      return { type: 'string', enum: [...schema.values] };
+      return {
+        type: 'string',
+        enum: schema.upperCaseToo
+          ? [...schema.values, ...schema.values.map((value) => value.toUpperCase())]
+          : [...schema.values],
+      };
     case 'idList':
       return {
         type: 'string',
-        pattern: patternOf(schema.pattern),
+        pattern: `^[0-9]+(,[0-9]+){0,${schema.maxItems - 1}}$`,
         description: `Up to ${schema.maxItems} comma-separated unsigned decimal integers.`,
       };
   }

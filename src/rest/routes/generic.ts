@@ -4,7 +4,7 @@
  */
 import { fieldsParam, marketParam, pagingParams, refParam } from '../common-params.ts';
 import { genericEnvelope } from '../paging.ts';
-import type { ParamSpec } from '../params.ts';
+import { ParamError, type ParamSpec, type ParamValues } from '../params.ts';
 import { computed, leaf, list, object, valueAt, type Resource } from '../resources.ts';
 import type { ResponseInput, RestRoute, RouteResponse } from '../route.ts';
 import {
@@ -153,14 +153,36 @@ const genericParams = [
   refParam(false),
 ];
 
-function idParam(what: string): ParamSpec {
-  return {
-    name: 'id',
-    in: 'path',
-    required: true,
-    description: `The ${what} id (an unsigned decimal integer).`,
-    schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
-  };
+const productIdParam: ParamSpec = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The product id (an unsigned decimal integer).',
+  schema: { type: 'integer', minimum: 1, maximum: 2 ** 31 - 1 },
+};
+
+const categoryReferenceParam: ParamSpec = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description:
+    'The category id (an unsigned decimal integer) or its slug, as `filter[category]` takes.',
+  schema: { type: 'string', maxLength: 200, pattern: /^[a-z0-9]+(-[a-z0-9]+)*$/ },
+};
+
+const MAX_ID = 2 ** 31 - 1;
+
+/** The `category(id:, slug:)` arguments for a path reference: digits are an id, else a slug. */
+function categoryReference(params: ParamValues): { id: number } | { slug: string } {
+  const reference = params.id as string;
+  if (!/^\d+$/.test(reference)) return { slug: reference };
+  const id = Number(reference);
+  if (id < 1 || id > MAX_ID) {
+    throw new ParamError(`id must be an integer between 1 and ${MAX_ID}, or a slug`, [
+      { parameter: 'id', reason: 'out_of_range' },
+    ]);
+  }
+  return { id };
 }
 
 const listSchema = (item: Record<string, unknown>) => ({
@@ -221,7 +243,7 @@ export const genericProductRoute: RestRoute = {
   description: 'One product in the generic envelope, or 404.',
   tag: 'Generic resources',
   access: 'public',
-  params: [idParam('product'), ...genericParams],
+  params: [productIdParam, ...genericParams],
   resource: genericProduct,
   unknownNameStatus: 422,
   plan: (params) => ({
@@ -258,16 +280,16 @@ export const genericCategoryRoute: RestRoute = {
   method: 'GET',
   path: '/v1/categories/{id}',
   summary: 'One category',
-  description: 'One category in the generic envelope, or 404.',
+  description: 'One category by id or slug in the generic envelope, or 404.',
   tag: 'Generic resources',
   access: 'public',
-  params: [idParam('category'), ...genericParams],
+  params: [categoryReferenceParam, ...genericParams],
   resource: genericCategory(''),
   unknownNameStatus: 422,
   plan: (params) => ({
     shape: singleCategory,
     shapeKey: 'single',
-    variables: definedVariables({ ...scopeVariables(params), id: params.id }),
+    variables: { ...scopeVariables(params), ...categoryReference(params) },
   }),
   respond: (input) => single(input, 'category'),
   responseSchema: singleSchema,
@@ -279,18 +301,16 @@ export const genericCategoryProductsRoute: RestRoute = {
   path: '/v1/categories/{id}/products',
   summary: 'Products of a category',
   description:
-    'The products of a category and the categories below it with an available offer in the market, most popular first; 404 for an unknown category.',
+    'The products of a category (by id or slug) and the categories below it with an available offer in the market, most popular first; 404 for an unknown category.',
   tag: 'Generic resources',
   access: 'public',
-  params: [idParam('category'), ...genericParams],
+  params: [categoryReferenceParam, ...genericParams],
   resource: genericProduct,
   unknownNameStatus: 422,
   plan: (params) => ({
     shape: categoryProductsPage,
     shapeKey: 'list',
-    variables: pageVariables(params, {
-      id: params.id,
-    }),
+    variables: pageVariables(params, categoryReference(params)),
   }),
   respond: (input) =>
     input.root === null

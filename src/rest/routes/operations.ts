@@ -46,18 +46,18 @@ export const allCategoriesPage: OperationShape = {
   items: 'edges.node',
 };
 
-/** One category by id. */
+/** One category by id or slug. */
 export const singleCategory: OperationShape = {
-  variables: '$market: Market!, $id: Int!, $ref: String',
-  root: 'category(market: $market, id: $id)',
+  variables: '$market: Market!, $id: Int, $slug: String, $ref: String',
+  root: 'category(market: $market, id: $id, slug: $slug)',
   envelope: [],
   items: '',
 };
 
 /** A page of a category's products. */
 export const categoryProductsPage: OperationShape = {
-  variables: '$market: Market!, $id: Int!, $ref: String, $first: Int, $after: String',
-  root: 'category(market: $market, id: $id)',
+  variables: '$market: Market!, $id: Int, $slug: String, $ref: String, $first: Int, $after: String',
+  root: 'category(market: $market, id: $id, slug: $slug)',
   envelope: [
     'products(first: $first, after: $after).pageInfo.hasNextPage',
     'products(first: $first, after: $after).totalCount',

@@ -80,14 +80,14 @@ const productIdsParam: ParamSpec = {
   name: 'productIds',
   in: 'query',
   description: 'Comma-delimited product ids, up to 20.',
-  schema: { type: 'idList', pattern: /^[0-9]+(,[0-9]+){0,19}$/, maxItems: 20 },
+  schema: { type: 'idList', maxItems: 20 },
 };
 
 const gtinsParam: ParamSpec = {
   name: 'gtins',
   in: 'query',
   description: 'Comma-delimited GTINs, up to 10.',
-  schema: { type: 'idList', pattern: /^[0-9]+(,[0-9]+){0,9}$/, maxItems: 10 },
+  schema: { type: 'idList', maxItems: 10 },
 };
 
 const listSchema = (item: Record<string, unknown>) => ({
