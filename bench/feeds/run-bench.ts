@@ -4,11 +4,13 @@
  * results the report turns into a table. bench/feeds.ts runs it on the bench scale;
  * test/bench/feeds-bench.test.ts runs it at its quick sizes on the tests' catalogue.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/client.ts';
+import { applyFeedRun } from '../../src/feeds/apply-run.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { PartContext } from './context.ts';
 import { writeLargeFeed } from './feed-files.ts';
@@ -189,6 +191,7 @@ export async function runFeedBench(options: FeedBenchOptions): Promise<FeedBench
     if (parts.includes('memory')) {
       results.memory = await measureLargeFeed(
         context,
+        database.db,
         databaseUrl,
         shops.large,
         sizes.largeFeedBytes,
@@ -243,6 +246,7 @@ async function gatewayParts(
 
 async function measureLargeFeed(
   { client, directory, log }: PartContext,
+  db: Kysely<Database>,
   databaseUrl: string,
   shopId: number,
   bytes: number,
@@ -250,12 +254,19 @@ async function measureLargeFeed(
   const file = path.join(directory, `large-${shopId}.tsv`);
   const feed = await writeLargeFeed(client, shopId, bytes, file);
   // The shop starts with nothing listed, so the feed is its first: every row creates (or
-  // lists again) an offer, whatever earlier runs of the bench left. Its products' summaries
-  // follow in the run, which covers every product of the market.
-  await client.query(
-    'update offers set withdrawn_at = now(), updated_at = now() where shop_id = $1 and withdrawn_at is null',
+  // lists again) an offer, whatever earlier runs of the bench left. Withdrawn by a run, so
+  // the products' summaries, history and outbox follow as a shop's own withdrawal makes them.
+  const listed = await client.query<{ item_id: string }>(
+    'select item_id from offers where shop_id = $1 and withdrawn_at is null',
     [shopId],
   );
+  await applyFeedRun(db, {
+    runId: randomUUID(),
+    shopId,
+    kind: 'push',
+    items: [],
+    withdrawItemIds: listed.rows.map((row) => row.item_id),
+  });
   log(
     `large feed: ${(feed.bytes / 2 ** 20).toFixed(0)} MB, ${feed.rows} rows over ` +
       `${feed.products} products, for shop ${shopId}; running npm run feed's command`,
