@@ -7,6 +7,7 @@
 import { SaxesParser } from 'saxes';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sendRaw, serveApp } from '../helpers/raw-http.ts';
 import { BASE_URL, useRestCatalogue, type RestResponse } from '../helpers/rest.ts';
 
 const rest = useRestCatalogue();
@@ -206,5 +207,21 @@ describe('the picture routes', () => {
     expect(logo.headers.get('content-security-policy')).toBe(
       "default-src 'none'; style-src 'unsafe-inline'",
     );
+  });
+
+  it('count against the caller’s request limit, as the REST routes do', async () => {
+    const served = await serveApp(rest.catalogue.database, {
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '2',
+    });
+    try {
+      const target = `/images/products/${listed[0]!.productId}/small.svg`;
+      const statuses = [];
+      for (let i = 0; i < 3; i++) {
+        statuses.push((await sendRaw(served.port, { method: 'GET', target })).status);
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+    } finally {
+      await served.close();
+    }
   });
 });
