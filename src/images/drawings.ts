@@ -45,7 +45,7 @@ export function productPicture(facts: ProductPictureFacts, size: ImageSize): str
     `<svg xmlns="http://www.w3.org/2000/svg" width="${pixels}" height="${pixels}" viewBox="0 0 400 400" role="img">` +
     `<title>${escapeXml(facts.name)}</title>` +
     `<rect width="400" height="400" fill="${tint}"/>` +
-    `<g transform="translate(130 40) scale(1.4)" fill="none" stroke="${ink}" stroke-width="4" stroke-linecap="round" stroke-linejoin="round">${shapes}</g>` +
+    `<g transform="translate(110 36) scale(1.8)" fill="none" stroke="${ink}" stroke-width="4" stroke-linecap="round" stroke-linejoin="round">${shapes}</g>` +
     `<text x="200" y="256" text-anchor="middle" ${FONT} font-size="28" font-weight="700" fill="${ink}">${escapeXml(brand)}</text>` +
     `<text text-anchor="middle" ${FONT} font-size="24" fill="#222222">${modelText}</text>` +
     `</svg>`

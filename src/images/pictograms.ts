@@ -1,7 +1,7 @@
 /**
  * A category's pictogram: simple line drawings on a 100 × 100 grid, one per group of the
- * catalogue's tree (and its roots), found by the nearest ancestor that has one; a category
- * none covers gets a parcel. Each has its own tint, so a page of products reads by kind.
+ * catalogue's tree (and its roots, and a leaf a group's drawing would misname), found by the
+ * category itself or its nearest ancestor that has one; a category none covers gets a parcel. Each has its own tint, so a page of products reads by kind.
  */
 
 export interface Pictogram {
@@ -14,6 +14,8 @@ export interface Pictogram {
 
 const PHONE = '<rect x="32" y="12" width="36" height="76" rx="6"/><path d="M45 80h10"/>';
 const SCREEN = '<rect x="12" y="20" width="76" height="48" rx="3"/><path d="M40 84h20M50 68v16"/>';
+const HEADPHONES =
+  '<path d="M20 66V52a30 30 0 0 1 60 0v14"/><rect x="14" y="60" width="16" height="26" rx="5"/><rect x="70" y="60" width="16" height="26" rx="5"/>';
 const LAPTOP = '<rect x="22" y="22" width="56" height="38" rx="3"/><path d="M10 74h80l-8-14H18z"/>';
 const CAMERA =
   '<rect x="12" y="30" width="76" height="48" rx="6"/><circle cx="50" cy="54" r="15"/><path d="M34 30l6-10h20l6 10"/>';
@@ -44,6 +46,7 @@ const AMBER = ['#fff1da', '#8a4b00'] as const;
 /** By category slug: the seed vocabulary's groups and roots (seeds/vocabulary). */
 const BY_SLUG: ReadonlyMap<string, Pictogram> = new Map([
   ['phones-and-wearables', pictogram(PHONE, ...BLUE)],
+  ['headphones', pictogram(HEADPHONES, ...BLUE)],
   ['tv-and-audio', pictogram(SCREEN, ...BLUE)],
   ['computers', pictogram(LAPTOP, ...BLUE)],
   ['cameras-and-photo', pictogram(CAMERA, ...BLUE)],
