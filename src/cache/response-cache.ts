@@ -44,7 +44,6 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Config } from '../config.ts';
-import type { RequestContext } from '../context.ts';
 import type { Logger } from '../logger.ts';
 import { selectsRootField } from '../graphql-root-fields.ts';
 import { packageVersion } from '../version.ts';
@@ -209,12 +208,17 @@ async function keyOf(
       documentString: documentText(args.document),
       operationName: args.operationName,
       variableValues: declared,
-      sessionId: `${variant}\n${(args.contextValue as RequestContext).publicBase}`,
+      sessionId: `${variant}\n${(args.contextValue as KeyedContext).publicBase}`,
     });
   } catch (error) {
     if (error instanceof RangeError) return undefined;
     throw error;
   }
+}
+
+/** What of the request context (src/context.ts) an answer depends on. */
+interface KeyedContext {
+  publicBase: string;
 }
 
 const INTROSPECTION = new Set(['__schema', '__type']);
