@@ -134,6 +134,8 @@ describe('the picture routes', () => {
     expect(unchanged.headers.get('cache-control')).toBe('public, max-age=86400');
     const other = await rest.get(path, { headers: { 'if-none-match': '"stale"' } });
     expect(other.status).toBe(200);
+    const head = await rest.request('HEAD', path);
+    expect([head.status, head.headers.get('etag')]).toEqual([200, etag]);
   });
 
   it('show each category’s pictogram: a phone and a bicycle differ', async () => {
