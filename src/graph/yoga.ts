@@ -57,8 +57,9 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
     logging: createYogaLogger(deps.logger),
     // Every way in (/graphql, a REST route, graphql-ws) says where its client reached us.
     context: ({ request, clientIp, liveConnection, publicBase }): RequestContext => {
-      if (typeof publicBase !== 'string')
+      if (typeof publicBase !== 'string') {
         throw new Error('a GraphQL request without its public base');
+      }
       const context = createRequestContext(
         deps.reads,
         deps.markets,
