@@ -22,6 +22,7 @@ import { createGraphQLWebSockets } from './graph/graphql-ws.ts';
 import { schema } from './graph/schema.ts';
 import { createGraphQLServer, type GraphQLServer } from './graph/yoga.ts';
 import { createFeedRuns } from './feeds/feed-runs.ts';
+import { imageRoutes } from './images/image-routes.ts';
 import { createLivePrices } from './live/live-prices.ts';
 import { createHandlerTable } from './http/handlers.ts';
 import { buildOpenApiDocument } from './http/openapi.ts';
@@ -88,6 +89,7 @@ export function createApp({ config, database, logger, draining, workerFault }: A
     graphiqlAssets,
     token: { db: database.db, config, attempts: limits.attempts },
     feeds: feedRuns.routes,
+    images: imageRoutes(database.reads),
   });
   const pipeline = createPipeline({
     config,
@@ -158,7 +160,7 @@ function webSocketsOf(
   return createGraphQLWebSockets({
     yoga,
     access: createSocketAccess(access),
-    clientIpOf: (request) => sourceOf(request).clientIp,
+    sourceOf,
     keepAliveMs: access.config.liveKeepAliveSeconds * 1000,
   });
 }

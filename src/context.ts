@@ -22,6 +22,8 @@ export interface RequestContext {
   db: Kysely<Database>;
   markets: MarketDirectory;
   siteBaseUrl(market: MarketCode): Promise<string>;
+  /** Scheme, host and path prefix the client reached the service under, for URLs it serves. */
+  publicBase: string;
   /** Where subscriptions draw their events, and whose they are (for their bounds). */
   live?: LiveSession;
 }
@@ -43,6 +45,7 @@ export interface LiveSession {
 export function createRequestContext(
   db: Kysely<Database>,
   markets: MarketDirectory,
+  publicBase: string,
   stopWhen?: WorkStop,
 ): RequestContext {
   // Added to the cache's object, not spread from it: spreading its symbol key took half of
@@ -51,6 +54,7 @@ export function createRequestContext(
     db: stopWhen ? db.withPlugin(new RefuseWhenAborted(stopWhen)) : db,
     markets,
     siteBaseUrl: async (market: MarketCode) => (await markets.get(market)).site_base_url,
+    publicBase,
   });
 }
 

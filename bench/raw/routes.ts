@@ -99,6 +99,7 @@ export async function products(request: RouteRequest): Promise<Answer> {
     url.toString(),
     linkWithOffset(url, paging.offset + paging.limit),
     previousLink(url, paging),
+    url.origin,
     ...(firstPage ? [] : [paging.offset]),
   ]);
   return ok(body);
@@ -129,6 +130,7 @@ export async function suggestions(request: RouteRequest): Promise<Answer> {
     paging.offset + paging.limit + 1,
     paging.offset,
     paging.limit,
+    request.url.origin,
     ...tiers.map((tier) => tier.query),
     ...tiers.map((tier) => tier.anyTerm),
   ]);
@@ -173,6 +175,7 @@ export async function partnerSearch(request: RouteRequest): Promise<Answer> {
     url.toString(),
     linkWithOffset(url, paging.offset + paging.limit),
     previousLink(url, paging),
+    url.origin,
   ]);
   return ok(body, PARTNER_HEADERS);
 }

@@ -10,9 +10,11 @@
  * after execution, on every request; only the execution result is reused.
  *
  * The key is a hash of the document's text, the operation name, the variables and the
- * variant (what else the result depends on: the code's version and schema, and the site URLs
- * this process is configured with). Nothing depends on the caller: the request context
- * carries no caller, and partner `ref`s are variables. Results with errors are never stored.
+ * variant (what else the result depends on: the code's version and schema, the site URLs
+ * this process is configured with, and the public base the request came in under, which the
+ * URLs of the service's own pictures are built on). Nothing depends on the caller: the
+ * request context carries no caller, and partner `ref`s are variables. Results with errors
+ * are never stored.
  *
  * Each entry is stored with the tags of what it holds (src/cache/answer-tags.ts, recorded by
  * the schema's types as the query executes), so that after a feed run `invalidate` drops the
@@ -206,12 +208,17 @@ async function keyOf(
       documentString: documentText(args.document),
       operationName: args.operationName,
       variableValues: declared,
-      sessionId: variant,
+      sessionId: `${variant}\n${(args.contextValue as KeyedContext).publicBase}`,
     });
   } catch (error) {
     if (error instanceof RangeError) return undefined;
     throw error;
   }
+}
+
+/** What of the request context (src/context.ts) an answer depends on. */
+interface KeyedContext {
+  publicBase: string;
 }
 
 const INTROSPECTION = new Set(['__schema', '__type']);

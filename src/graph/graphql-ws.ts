@@ -13,6 +13,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ErrorCode } from '../errors.ts';
 import type { LiveConnection } from '../live/live-prices.ts';
+import type { RequestSource } from '../proxy-trust.ts';
 import { GRAPHQL_PATH, type GraphQLServer } from './yoga.ts';
 
 /** Who may use a socket, and how much (its caller as the access module sees it). */
@@ -26,8 +27,11 @@ export interface SocketAccess<Caller> {
 export interface GraphQLWebSocketOptions<Caller> {
   yoga: GraphQLServer;
   access: SocketAccess<Caller>;
-  /** The client's address as the proxy settings read it (its subscriptions are bounded by it). */
-  clientIpOf(request: IncomingMessage): string | undefined;
+  /**
+   * The client's address as the proxy settings read it (its subscriptions are bounded by it),
+   * and the public base the URLs in its answers are built on.
+   */
+  sourceOf(request: IncomingMessage): RequestSource;
   keepAliveMs: number;
 }
 
@@ -118,7 +122,7 @@ export function createGraphQLWebSockets<Caller>(
         // Checked again for each operation: a token may have expired since the socket opened.
         const caller = await admitted(socket, session.authorization);
         if (caller === undefined) return [socketError('UNAUTHENTICATED', 'the socket is closed')];
-        const clientIp = options.clientIpOf(request);
+        const { clientIp, publicBase } = options.sourceOf(request);
         const retryAfter = await access.overLimit(caller, clientIp);
         if (retryAfter !== undefined) {
           return [socketError('RATE_LIMITED', `rate limit exceeded: retry after ${retryAfter} s`)];
@@ -129,6 +133,7 @@ export function createGraphQLWebSockets<Caller>(
           socket,
           params: payload,
           clientIp,
+          publicBase,
           liveConnection: session.connection,
         });
         const args: ExecutionArgs = {

@@ -55,8 +55,17 @@ export function createGraphQLServer(deps: GraphQLServerDependencies) {
     renderGraphiQL: deps.graphiqlAssets.renderPage,
     maskedErrors: { maskError },
     logging: createYogaLogger(deps.logger),
-    context: ({ request, clientIp, liveConnection }): RequestContext => {
-      const context = createRequestContext(deps.reads, deps.markets, workSignalOf(request));
+    // Every way in (/graphql, a REST route, graphql-ws) says where its client reached us.
+    context: ({ request, clientIp, liveConnection, publicBase }): RequestContext => {
+      if (typeof publicBase !== 'string') {
+        throw new Error('a GraphQL request without its public base');
+      }
+      const context = createRequestContext(
+        deps.reads,
+        deps.markets,
+        publicBase,
+        workSignalOf(request),
+      );
       if (!deps.live) return context;
       // An SSE subscription is a request of its own; graphql-ws passes its socket's.
       const connection = (liveConnection as LiveConnection | undefined) ?? { open: 0 };

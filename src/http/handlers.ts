@@ -34,6 +34,8 @@ export interface HandlerDependencies {
   token: Omit<TokenEndpointDependencies, 'requestId' | 'clientIp'>;
   /** The feed routes (src/feeds/routes/feed-routes.ts). */
   feeds: Lookup;
+  /** The drawn pictures' routes (src/images/image-routes.ts). */
+  images: Lookup;
 }
 
 export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
@@ -58,7 +60,10 @@ export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
         // The client's address bounds its subscriptions (src/live/live-prices.ts).
         answer: ({ request, caller, source }) =>
           rejectInvalidGraphQLToken(caller) ??
-          deps.yoga.handleRequest(request, { clientIp: source.clientIp }),
+          deps.yoga.handleRequest(request, {
+            clientIp: source.clientIp,
+            publicBase: source.publicBase,
+          }),
       },
     ],
     [
@@ -81,6 +86,7 @@ export function createHandlerTable(deps: HandlerDependencies): HandlerTable {
       staticFiles(deps.graphiqlAssets.answer, () => GRAPHIQL_ASSETS_PATH),
       restRoutes(deps.rest),
       deps.feeds,
+      deps.images,
     ],
     notFound: {
       route: UNMATCHED,

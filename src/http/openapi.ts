@@ -10,6 +10,7 @@ import { TOKEN_PATH } from '../auth/token-endpoint.ts';
 import { TOKEN_ENDPOINT_OPENAPI, TOKEN_ENDPOINT_SCHEMAS } from '../auth/token-endpoint-openapi.ts';
 import { FEED_ROUTE_SCHEMAS, FEED_ROUTES_OPENAPI } from '../feeds/routes/feed-routes-openapi.ts';
 import { GRAPHQL_OPENAPI } from '../graph/graphql-openapi.ts';
+import { IMAGE_ROUTES_OPENAPI } from '../images/image-routes-openapi.ts';
 import { GRAPHQL_PATH } from '../graph/yoga.ts';
 import { METRICS_OPENAPI } from '../metrics.ts';
 import { ERROR_BODY, HEADERS, securitySchemes, TAG_DESCRIPTIONS } from '../openapi/components.ts';
@@ -61,6 +62,7 @@ export function buildOpenApiDocument(
     TOKEN_ENDPOINT_OPENAPI,
     rest.paths,
     FEED_ROUTES_OPENAPI,
+    IMAGE_ROUTES_OPENAPI,
     GRAPHQL_OPENAPI,
     LIVENESS_OPENAPI,
     READINESS_OPENAPI,

@@ -120,6 +120,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Generic resources': 'Products and categories under /v1 in the generic `meta`/`items` envelope.',
   Feeds:
     'For shops: a shop’s client (`npm run clients -- add-shop`) sends the shop’s offers. Every write is a run, stored, queued and applied in the order received; its answer, and `GET /feeds/runs/{runId}`, tell how it went.',
+  Images:
+    'Product pictures and shop logos the service draws itself (SVG), so answers show pictures without internet access.',
   GraphQL: 'The graph the REST routes are built on.',
   Operations: 'Health, readiness, metrics and this documentation.',
 };

@@ -140,7 +140,7 @@ export class RestEngine {
       const { chosen, plan, documentKey, buildDocument } = restOperation(route, params);
       const document = this.documents.get(documentKey, buildDocument);
 
-      const result = await this.execute(rest.request, document, plan.variables);
+      const result = await this.execute(rest, document, plan.variables);
       if (result.errors?.length) {
         const [worst] = [...result.errors].sort((a, b) => statusOf(b, route) - statusOf(a, route));
         const status = statusOf(worst!, route);
@@ -178,12 +178,13 @@ export class RestEngine {
   }
 
   private async execute(
-    request: Request,
+    { request, publicBase }: RestRequest,
     document: DocumentNode,
     variableValues: Record<string, unknown>,
   ): Promise<ExecutionResult> {
     const { execute, contextFactory, schema } = this.yoga.getEnveloped({
       request,
+      publicBase,
       params: { query: '', variables: variableValues, operationName: 'Rest' },
     });
     const contextValue = await contextFactory();

@@ -112,6 +112,7 @@ describe('executePrepared', () => {
     const context = createRequestContext(
       db,
       createMarketDirectory(db, loadConfig({}).siteUrls),
+      'http://localhost',
       controller.signal,
     );
     await executePrepared(context.db, offersPage(productIds.slice(0, 3)));

@@ -12,7 +12,9 @@ import { createMarketDirectory } from '../../src/db/repositories/markets.ts';
 import { schema } from '../../src/graph/schema.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
-const catalogue = useSeededCatalogue();
+// The base the app builds its pictures' URLs on, given to graphql-js's context alike.
+const PUBLIC_BASE = 'http://catalogue.test';
+const catalogue = useSeededCatalogue({ PUBLIC_BASE_URL: PUBLIC_BASE });
 
 /** Fragments, aliases, directives, interfaces, recursion, connections, enums and scalars. */
 const BROAD_DOCUMENT = /* GraphQL */ `
@@ -173,7 +175,7 @@ describe('compiled execution on /graphql', () => {
         schema,
         document,
         variableValues: variables,
-        contextValue: createRequestContext(db, markets),
+        contextValue: createRequestContext(db, markets, PUBLIC_BASE),
       });
       expect(interpreted.errors).toBeUndefined();
       const compiled = await catalogue.graphql(BROAD_DOCUMENT, variables);

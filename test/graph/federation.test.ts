@@ -27,7 +27,12 @@ import { postGraphql } from '../helpers/graphql.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
 // Statements are counted per execution: the response cache would answer repeats.
-const catalogue = useSeededCatalogue({ RESPONSE_CACHE_TTL_SECONDS: '0' });
+// The base the app builds its pictures' URLs on, given to graphql-js's context alike.
+const PUBLIC_BASE = 'http://catalogue.test';
+const catalogue = useSeededCatalogue({
+  RESPONSE_CACHE_TTL_SECONDS: '0',
+  PUBLIC_BASE_URL: PUBLIC_BASE,
+});
 
 interface Review {
   productId: string;
@@ -269,6 +274,7 @@ describe('the catalogue subgraph', () => {
     const contextValue = createRequestContext(
       db,
       createMarketDirectory(db, loadConfig({}).siteUrls),
+      PUBLIC_BASE,
     );
     const tags = collectTags(contextValue);
     const interpreted = await execute({

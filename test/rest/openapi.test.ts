@@ -108,8 +108,17 @@ describe('the OpenAPI document', () => {
       expect(route.params.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(placeholders);
     }
     const operations = Object.values(document.paths).flatMap((methods) => Object.keys(methods));
-    // The data routes, the token endpoint, the operational routes and the five feed routes.
-    expect(operations).toHaveLength(restRoutes.length + 1 + 7 + 5);
+    // The data routes, the token endpoint, the operational routes, the five feed routes and
+    // the two picture routes.
+    expect(operations).toHaveLength(restRoutes.length + 1 + 7 + 5 + 2);
+    expect(
+      Object.entries(document.paths)
+        .filter(([path]) => path.startsWith('/images/'))
+        .map(([path, methods]) => [path, Object.keys(methods), methods.get!.tags]),
+    ).toEqual([
+      ['/images/products/{id}/{size}.svg', ['get'], ['Images']],
+      ['/images/shops/{id}/logo.svg', ['get'], ['Images']],
+    ]);
     expect(
       Object.entries(document.paths)
         .filter(([path]) => path.startsWith('/feeds/'))

@@ -170,3 +170,30 @@ describe('paging links', () => {
     });
   });
 });
+
+describe('picture URLs behind a trusted proxy', () => {
+  const served = useServed({ TRUST_PROXY: 'loopback' });
+  const PRODUCT_PAGE = '/products?market=se&limit=1&fields=productId,images';
+
+  /** The first product's picture URL as a client reaching the service under `host` sees it. */
+  async function pictureUrl(host: string): Promise<string> {
+    const response = await sendRaw(served().port, {
+      method: 'GET',
+      target: PRODUCT_PAGE,
+      headers: [['X-Forwarded-Host', host]],
+    });
+    expect(response.status, response.text).toBe(200);
+    const [product] = response.body.data;
+    expect(product.images.large).toBe(product.images.small.replace('/small.svg', '/large.svg'));
+    return product.images.small as string;
+  }
+
+  it('name each client’s origin: a cached answer under one is not served under another', async () => {
+    const first = await pictureUrl('shop.example');
+    expect(first).toMatch(/^http:\/\/shop\.example\/images\/products\/\d+\/small\.svg$/);
+    // The same document and variables again: the response cache holds the first answer.
+    const second = await pictureUrl('other.example:8080');
+    expect(second).toBe(first.replace('shop.example', 'other.example:8080'));
+    expect(await pictureUrl('shop.example')).toBe(first);
+  });
+});

@@ -8,11 +8,11 @@ import {
   object,
   requiredString,
   nullWhen,
-  string,
   timestamp,
   word,
   type Json,
 } from '../json-sql.ts';
+import { IMAGES_PATH } from '../../../src/images/image-urls.ts';
 
 /**
  * A page of a product's available offers in a market, cheapest first (ties by id), as
@@ -90,12 +90,22 @@ export function periodPrice(o: string, kind: 'member' | 'sales' | 'original'): J
   );
 }
 
-/** `{small, large}` of a shop's logo (ImageUrls: both null when there is none). */
-export function logo(sh: string): Json {
-  return object({ small: string(`${sh}.logo_small_url`), large: string(`${sh}.logo_large_url`) });
+/**
+ * `{small, large}` of a shop's logo (src/images/image-urls.ts shopLogoUrls), `publicBase` the
+ * statement's parameter holding the base of the service's own URLs.
+ */
+export function logo(sh: string, publicBase: string): Json {
+  const url = requiredString(
+    `${publicBase}::text || '${IMAGES_PATH}/shops/' || ${sh}.id || '/logo.svg'`,
+  );
+  return object({ small: url, large: url });
 }
 
 /** A shop as the REST shapes show it: `{id, name, logo}`. */
-export function restShop(sh: string): Json {
-  return object({ id: integer(`${sh}.id`), name: requiredString(`${sh}.name`), logo: logo(sh) });
+export function restShop(sh: string, publicBase: string): Json {
+  return object({
+    id: integer(`${sh}.id`),
+    name: requiredString(`${sh}.name`),
+    logo: logo(sh, publicBase),
+  });
 }

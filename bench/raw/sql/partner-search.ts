@@ -6,7 +6,8 @@
  * in the `{links, paging, data}` envelope.
  *
  * Parameters: $1 market, $2 product ids (int[]), $3 offset, $4 limit, $5 ref, $6 self link,
- * $7 next link (used when there is a next page), $8 prev link (text or NULL).
+ * $7 next link (used when there is a next page), $8 prev link (text or NULL), $9 the public
+ * base (logos' URLs).
  */
 import {
   arrayAgg,
@@ -29,7 +30,7 @@ const offer = object({
   memberPrice: periodPrice('o', 'member'),
   salesPrice: periodPrice('o', 'sales'),
   originalPrice: periodPrice('o', 'original'),
-  shop: object({ id: integer('sh.id'), name: requiredString('sh.name'), logo: logo('sh') }),
+  shop: object({ id: integer('sh.id'), name: requiredString('sh.name'), logo: logo('sh', '$9') }),
   stockStatus: word('o.stock_status'),
 });
 

@@ -1,10 +1,19 @@
 /**
  * The members every product item of the REST routes starts with (src/rest/shapes.ts
- * productItemIdentity), over `p` (products), `c` (categories) and `b` (brands, outer joined).
+ * productItemIdentity), over `p` (products), `c` (categories) and `b` (brands, outer joined);
+ * `publicBase` is the statement's parameter holding the base of the service's own URLs.
  */
-import { integer, integerAsString, nullWhen, object, requiredString, string } from '../json-sql.ts';
+import { IMAGES_PATH } from '../../../src/images/image-urls.ts';
+import { integer, integerAsString, nullWhen, object, requiredString } from '../json-sql.ts';
 
-export const productIdentity = {
+/** src/images/image-urls.ts productImageUrls, over a product id column. */
+function productImages(publicBase: string, id: string) {
+  const url = (size: string) =>
+    requiredString(`${publicBase}::text || '${IMAGES_PATH}/products/' || ${id} || '/${size}.svg'`);
+  return object({ small: url('small'), large: url('large') });
+}
+
+export const productIdentity = (publicBase: string) => ({
   productId: integerAsString('p.id'),
   productName: requiredString('p.name'),
   category: object({
@@ -13,5 +22,5 @@ export const productIdentity = {
     rank: integer('p.rank_within_category'),
   }),
   brand: nullWhen('b.id is null', object({ name: requiredString('b.name') })),
-  images: object({ small: string('p.image_small_url'), large: string('p.image_large_url') }),
-};
+  images: productImages(publicBase, 'p.id'),
+});

@@ -10,7 +10,8 @@
  * that plan instead of planning every request again.
  *
  * Parameters: $1 limit, $2 ref (text or NULL), $3 self link, $4 next link (used when there is
- * a next page), $5 prev link (text or NULL), and on a later page $6 offset.
+ * a next page), $5 prev link (text or NULL), $6 the public base (pictures' URLs), and on a
+ * later page $7 offset.
  */
 import { arrayAgg, sqlString, decimal, object, raw, render, requiredString } from '../json-sql.ts';
 import { availableOffers, offerPrice, periodPrice, restShop, taggedUrl } from './offers.ts';
@@ -19,6 +20,7 @@ import type { MarketCode } from '../params.ts';
 import { productIdentity } from './product-identity.ts';
 
 const REF = '$2::text';
+const PUBLIC_BASE = '$6';
 
 /** The route's largest page (src/rest/routes/products.ts pagingParams(10, 15)). */
 export const MAX_LIMIT = 15;
@@ -39,13 +41,13 @@ const offer = object({
   memberPrice: periodPrice('o', 'member'),
   originalPrice: periodPrice('o', 'original'),
   url: requiredString(taggedUrl('o.url', REF)),
-  shop: restShop('sh'),
+  shop: restShop('sh', PUBLIC_BASE),
   alternativePrices: raw(alternativePrices, '[]'),
 });
 
 /** src/rest/routes/products.ts productItem, its standard fields. */
 const product = object({
-  ...productIdentity,
+  ...productIdentity(PUBLIC_BASE),
   offers: raw('oj.json', '[]'),
   properties: raw('pj.properties', '[]'),
   coreProperties: raw('pj.core_properties', '[]'),
@@ -75,7 +77,7 @@ with recursive
               from (select s.product_id, s.popularity from product_market_summaries s
                      where s.market = ${marketLiteral}
                      order by s.popularity desc, s.product_id
-                     ${firstPage ? '' : 'offset $6'} limit ${MAX_LIMIT + 1}) as s) as s
+                     ${firstPage ? '' : 'offset $7'} limit ${MAX_LIMIT + 1}) as s) as s
      where s.n <= $1 + 1),
   shown as materialized (select l.product_id, l.n from listed l where l.n <= $1),
   ${propertyTreeCtes('shown')}

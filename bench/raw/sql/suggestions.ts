@@ -19,7 +19,7 @@
  *
  * Parameters: $1 market, $2 front rows, $3 end of the page plus one (offset + limit + 1: the
  * gateway fetches one more row to learn whether a next page exists), $4 offset, $5 limit,
- * then $6 … the relevance tiers' tsquery texts, best first (relevanceQueries), then as many
+ * $6 the public base (pictures' URLs), then $7 … the relevance tiers' tsquery texts, best first (relevanceQueries), then as many
  * again: each tier's query with any term instead of every term (RelevanceTier anyTerm). A statement
  * is named by its language and number of tiers: only the last tier (typos) may be left out,
  * so the tiers' parts of the vector follow from their number.
@@ -42,7 +42,8 @@ export const MAX_QUERY_LENGTH = 200;
 /** The text-search configurations the migration indexes (one per market language). */
 const TEXT_SEARCH_CONFIGS = ['swedish', 'norwegian', 'danish', 'finnish', 'french', 'english'];
 
-const FIRST_QUERY_PARAMETER = 6;
+const PUBLIC_BASE = '$6';
+const FIRST_QUERY_PARAMETER = 7;
 
 /** A term reduced to what the database compares (src/search/text-search.ts SearchTerm). */
 export interface SearchTerm {
@@ -124,7 +125,7 @@ function searchSql(config: string, weights: readonly TierWeights[]) {
 
 /** The item of src/rest/routes/suggestions.ts suggestionItem, its standard fields. */
 const suggestion = object({
-  ...productIdentity,
+  ...productIdentity(PUBLIC_BASE),
   lowestPrice: nullWhen(
     'o.id is null',
     object({
@@ -132,7 +133,11 @@ const suggestion = object({
       memberPrice: periodPrice('o', 'member'),
       salesPrice: periodPrice('o', 'sales'),
       originalPrice: periodPrice('o', 'original'),
-      shop: object({ id: integer('sh.id'), name: requiredString('sh.name'), logo: logo('sh') }),
+      shop: object({
+        id: integer('sh.id'),
+        name: requiredString('sh.name'),
+        logo: logo('sh', PUBLIC_BASE),
+      }),
       priceTrend: object({ percentage: decimal('s.price_trend_percentage') }),
     }),
   ),

@@ -18,6 +18,7 @@ import { groupByKey } from '../grouping.ts';
 import { rowLoader } from '../row-loader.ts';
 import { loadMarketScoped, marketKey, nodeKey, scoped, type Scoped } from '../scope.ts';
 import { columns, selectedColumns, type RowType } from '../selection.ts';
+import { productImageUrls } from '../../images/image-urls.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum, scopeArgs, scopeFromArgs } from './market.ts';
 
@@ -77,10 +78,10 @@ ProductRef.implement({
       resolve: (p) => p.row.rank_within_category,
     }),
     images: t.field({
-      ...columns('image_small_url', 'image_large_url'),
       type: ImageUrlsRef,
-      description: 'The product picture; both URLs null when there is none.',
-      resolve: (p) => ({ small: p.row.image_small_url, large: p.row.image_large_url }),
+      description:
+        'The product’s picture, drawn and served by this service (SVG: its category’s pictogram, brand and model name), on the base URL the client reached it under.',
+      resolve: (p, _args, context) => productImageUrls(context.publicBase, p.row.id),
     }),
     productPage: t.string({
       description: 'URL of the product page on the market’s site.',

@@ -22,6 +22,7 @@ import { connectionOf, pageArgumentBounds, pagesOfBatch, type OffsetPage } from 
 import { unionOfColumns, rowLoader } from '../row-loader.ts';
 import { loadByNodeKeys, nodeKey, type Scoped } from '../scope.ts';
 import { columns, CONNECTION_ITEMS, selectedColumns, type RowType } from '../selection.ts';
+import { shopLogoUrls } from '../../images/image-urls.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum } from './market.ts';
 import {
@@ -124,10 +125,10 @@ export const ShopRef = builder.loadableNode('Shop', {
       resolve: (shop) => shop.scope.market,
     }),
     logo: t.field({
-      ...columns('logo_small_url', 'logo_large_url'),
       type: ImageUrlsRef,
-      description: 'The shop logo; both URLs null when there is none.',
-      resolve: (shop) => ({ small: shop.row.logo_small_url, large: shop.row.logo_large_url }),
+      description:
+        'The shop’s logo, drawn and served by this service (SVG: its name on a colour of its own), on the base URL the client reached it under; one drawing serves both sizes.',
+      resolve: (shop, _args, context) => shopLogoUrls(context.publicBase, shop.row.id),
     }),
     offers: t.field({
       type: OfferConnection,
