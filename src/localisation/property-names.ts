@@ -496,3 +496,11 @@ export function propertyNameIn(language: TextSearchConfig, name: string): string
 export function unitIn(language: TextSearchConfig, unit: string | null): string | null {
   return unit === null ? null : (UNITS.get(language)?.get(unit) ?? unit);
 }
+
+/** Every translated name and word unit of the language, by English name (empty in English). */
+export function translationsIn(language: TextSearchConfig): {
+  names: ReadonlyMap<string, string>;
+  units: ReadonlyMap<string, string>;
+} {
+  return { names: NAMES.get(language) ?? new Map(), units: UNITS.get(language) ?? new Map() };
+}

@@ -20,7 +20,9 @@ import {
   sqlString,
   word,
 } from '../json-sql.ts';
-import type { MarketCode } from '../params.ts';
+import { SEARCH_CONFIGS, type MarketCode } from '../params.ts';
+import type { TextSearchConfig } from '../../../src/search/text-search-configs.ts';
+import { categoryName } from './localised-names.ts';
 import { availableOffers } from './offers.ts';
 
 const PRODUCTS = 20;
@@ -47,11 +49,12 @@ const productEdge = object({
   }),
 });
 
-const category = object({
-  categoryId: integer('c.id'),
-  name: requiredString('c.name'),
-  products: object({ edges: raw('pe.json', '[]') }),
-});
+const categoryIn = (language: TextSearchConfig) =>
+  object({
+    categoryId: integer('c.id'),
+    name: requiredString(categoryName('c', language)),
+    products: object({ edges: raw('pe.json', '[]') }),
+  });
 
 const statements = new Map<string, { name: string; text: string }>();
 
@@ -65,6 +68,7 @@ export function categoryProductsStatement(market: MarketCode) {
 
 function statementText(market: MarketCode): string {
   const marketLiteral = sqlString(market);
+  const language = SEARCH_CONFIGS[market];
   return `
 with recursive
   subtree (id) as (
@@ -90,7 +94,7 @@ with recursive
           from ${availableOffers('p.id', marketLiteral, OFFERS)} as o
           join shops sh on sh.id = o.shop_id) as oj)
 select concat('{"data":{"category":',
-              coalesce((select ${render(category)} from categories c, product_edges pe
+              coalesce((select ${render(categoryIn(language))} from categories c, product_edges pe
                          where c.id = $1), 'null'),
               '}}') as body`;
 }

@@ -19,6 +19,7 @@ import {
   requiredString,
   word,
 } from '../json-sql.ts';
+import { categoryName } from './localised-names.ts';
 import { availableOffers, logo, offerPrice, periodPrice, taggedUrl } from './offers.ts';
 
 /** partner-search.ts partnerOffer. */
@@ -42,7 +43,10 @@ const product = object({
   offers: raw('oj.json', '[]'),
   // Product.productPage: the market site's product page.
   productPage: raw(`to_json(m.site_base_url || '/product/' || p.id)::text`),
-  category: object({ id: integer('c.id'), name: requiredString('c.name') }),
+  category: object({
+    id: integer('c.id'),
+    name: requiredString(categoryName('c', { dynamic: 'm.search_config' })),
+  }),
   rankWithinCategory: integer('p.rank_within_category'),
 });
 

@@ -16,7 +16,8 @@
 import { arrayAgg, sqlString, decimal, object, raw, render, requiredString } from '../json-sql.ts';
 import { availableOffers, offerPrice, periodPrice, restShop, taggedUrl } from './offers.ts';
 import { propertyTreeCtes } from './properties.ts';
-import type { MarketCode } from '../params.ts';
+import { SEARCH_CONFIGS, type MarketCode } from '../params.ts';
+import type { TextSearchConfig } from '../../../src/search/text-search-configs.ts';
 import { productIdentity } from './product-identity.ts';
 
 const REF = '$2::text';
@@ -45,13 +46,14 @@ const offer = object({
   alternativePrices: raw(alternativePrices, '[]'),
 });
 
-/** src/rest/routes/products.ts productItem, its standard fields. */
-const product = object({
-  ...productIdentity(PUBLIC_BASE),
-  offers: raw('oj.json', '[]'),
-  properties: raw('pj.properties', '[]'),
-  coreProperties: raw('pj.core_properties', '[]'),
-});
+/** src/rest/routes/products.ts productItem, its standard fields, names in `language`. */
+const productIn = (language: TextSearchConfig) =>
+  object({
+    ...productIdentity(PUBLIC_BASE, language),
+    offers: raw('oj.json', '[]'),
+    properties: raw('pj.properties', '[]'),
+    coreProperties: raw('pj.core_properties', '[]'),
+  });
 
 const statements = new Map<string, { name: string; text: string }>();
 
@@ -65,6 +67,7 @@ export function productsPageStatement(market: MarketCode, firstPage: boolean) {
 
 function pageText(market: MarketCode, firstPage: boolean): string {
   const marketLiteral = sqlString(market);
+  const language = SEARCH_CONFIGS[market];
   return `
 with recursive
   -- The page and one more row (is there a next page?). The route's largest page, a constant,
@@ -80,14 +83,14 @@ with recursive
                      ${firstPage ? '' : 'offset $7'} limit ${MAX_LIMIT + 1}) as s) as s
      where s.n <= $1 + 1),
   shown as materialized (select l.product_id, l.n from listed l where l.n <= $1),
-  ${propertyTreeCtes('shown')}
+  ${propertyTreeCtes('shown', language)}
 select concat(
   '{"links":{"prev":', coalesce(to_json($5::text)::text, 'null'),
   ',"next":', case when $1 > 0 and (select count(*) from listed) > $1
                    then to_json($4::text)::text else 'null' end,
   ',"self":', to_json($3::text)::text,
   '},"data":[',
-  (select string_agg(${render(product)}, ',' order by sp.n)
+  (select string_agg(${render(productIn(language))}, ',' order by sp.n)
      from shown sp
      join products p on p.id = sp.product_id
      join categories c on c.id = p.category_id

@@ -23,6 +23,8 @@ import {
   requiredString,
   type Json,
 } from '../json-sql.ts';
+import type { TextSearchConfig } from '../../../src/search/text-search-configs.ts';
+import { localisedPropertyColumns } from './localised-names.ts';
 
 /** src/rest/shapes.ts PROPERTY_TREE_DEPTH. */
 const MAX_DEPTH = 6;
@@ -39,9 +41,10 @@ function nodeValue(n: string): Json {
 /**
  * CTEs (to follow `with recursive`'s other CTEs) defining `property_json(product_id,
  * properties, core_properties)`: both trees of every product in `products` (a CTE with a
- * `product_id` column) as JSON arrays; products without nodes have no row.
+ * `product_id` column) as JSON arrays, names and word units in `language`; products without
+ * nodes have no row.
  */
-export function propertyTreeCtes(products: string): string {
+export function propertyTreeCtes(products: string, language: TextSearchConfig): string {
   const n = 't';
   const element = (depthColumn: string, fields: Record<string, Json>) => {
     // Preceded by a comma unless it is its parent's first child (the node before it in
@@ -57,23 +60,24 @@ export function propertyTreeCtes(products: string): string {
   };
   const all = element('depth', {
     type: word(`${n}.type`),
-    name: requiredString(`${n}.name`),
+    name: requiredString(`${n}.local_name`),
     value: nodeValue(n),
-    unit: string(`${n}.unit`),
+    unit: string(`${n}.local_unit`),
     icon: string(`${n}.icon`),
   });
   const core = element('core_depth', {
     type: constant('property'),
-    name: requiredString(`${n}.name`),
+    name: requiredString(`${n}.local_name`),
     value: nodeValue(n),
     core: boolean(`${n}.is_core`),
     comment: string(`${n}.comment`),
-    unit: string(`${n}.unit`),
+    unit: string(`${n}.local_unit`),
     icon: string(`${n}.icon`),
   });
   // The sort key of a node among its siblings, fitting an integer: position and node_id are
   // non-negative smallints.
   const key = (alias: string) => `(${alias}.position * 32768 + ${alias}.node_id)`;
+  const localised = localisedPropertyColumns('r', language);
   return `
   property_rows as materialized (
     select pp.* from product_properties pp
@@ -87,8 +91,9 @@ export function propertyTreeCtes(products: string): string {
       from property_walk w
       join property_rows r on r.product_id = w.product_id and r.parent_node_id = w.node_id),
   property_nodes as materialized (
-    select r.*, w.path, w.depth, w.core_depth
-      from property_walk w join property_rows r using (product_id, node_id)),
+    select r.*, ${localised.columns}, w.path, w.depth, w.core_depth
+      from property_walk w join property_rows r using (product_id, node_id)
+      ${localised.joins}),
   property_all as (
     select t.product_id, '[' || string_agg(t.element, '' order by t.path) || ']' as json
       from (select t.product_id, t.path, ${all} as element

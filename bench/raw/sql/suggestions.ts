@@ -25,6 +25,7 @@
  * so the tiers' parts of the vector follow from their number.
  */
 import type { TierWeights } from '../../../src/search/relevance-queries.ts';
+import type { TextSearchConfig } from '../../../src/search/text-search-configs.ts';
 import { integer, decimal, nullWhen, object, render, requiredString } from '../json-sql.ts';
 import { logo, offerPrice, periodPrice } from './offers.ts';
 import { productIdentity } from './product-identity.ts';
@@ -124,29 +125,30 @@ function searchSql(config: string, weights: readonly TierWeights[]) {
 }
 
 /** The item of src/rest/routes/suggestions.ts suggestionItem, its standard fields. */
-const suggestion = object({
-  ...productIdentity(PUBLIC_BASE),
-  lowestPrice: nullWhen(
-    'o.id is null',
-    object({
-      price: offerPrice('o', { withShipping: true }),
-      memberPrice: periodPrice('o', 'member'),
-      salesPrice: periodPrice('o', 'sales'),
-      originalPrice: periodPrice('o', 'original'),
-      shop: object({
-        id: integer('sh.id'),
-        name: requiredString('sh.name'),
-        logo: logo('sh', PUBLIC_BASE),
+const suggestionIn = (config: TextSearchConfig) =>
+  object({
+    ...productIdentity(PUBLIC_BASE, config),
+    lowestPrice: nullWhen(
+      'o.id is null',
+      object({
+        price: offerPrice('o', { withShipping: true }),
+        memberPrice: periodPrice('o', 'member'),
+        salesPrice: periodPrice('o', 'sales'),
+        originalPrice: periodPrice('o', 'original'),
+        shop: object({
+          id: integer('sh.id'),
+          name: requiredString('sh.name'),
+          logo: logo('sh', PUBLIC_BASE),
+        }),
+        priceTrend: object({ percentage: decimal('s.price_trend_percentage') }),
       }),
-      priceTrend: object({ percentage: decimal('s.price_trend_percentage') }),
-    }),
-  ),
-});
+    ),
+  });
 
 const statements = new Map<string, { name: string; text: string }>();
 
 /** The statement for a market language and its tiers' parts of the vector, built once. */
-export function suggestionsStatement(config: string, weights: readonly TierWeights[]) {
+export function suggestionsStatement(config: TextSearchConfig, weights: readonly TierWeights[]) {
   const name = `raw_w3_suggestions_${config}_${weights.length}`;
   let statement = statements.get(name);
   if (!statement)
@@ -154,7 +156,7 @@ export function suggestionsStatement(config: string, weights: readonly TierWeigh
   return statement;
 }
 
-function statementText(config: string, weights: readonly TierWeights[]): string {
+function statementText(config: TextSearchConfig, weights: readonly TierWeights[]): string {
   const { tierOf, frontMatches, indexed, byName, byCategory, admitted } = searchSql(
     config,
     weights,
@@ -255,7 +257,7 @@ with
       from (${chosen.join(' union all ')}) as r),
   page as (select r.product_id, r.n from ranked r where r.n > $4 and r.n <= $4 + $5)
 select concat('{"data":[',
-  (select string_agg(${render(suggestion)}, ',' order by pg.n)
+  (select string_agg(${render(suggestionIn(config))}, ',' order by pg.n)
      from page pg
      join products p on p.id = pg.product_id
      join categories c on c.id = p.category_id
