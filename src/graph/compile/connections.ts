@@ -78,5 +78,6 @@ export function connectionJson(
 ): Sql | undefined {
   const edgeCount = sql`least(count(*), ${int(rows.page.size)})`;
   const object = jsonObject(selection, CONNECTION_FIELDS, { rows, node, edgeCount }, env);
-  return object && sql`(select ${object} from ${rows.from})`;
+  // `group by ()`: one row, an aggregate's, even when no aggregate is selected.
+  return object && sql`(select ${object} from ${rows.from} group by ())`;
 }
