@@ -2,7 +2,7 @@
  * Root fields answered by one statement each: the selected subtree built as JSON by Postgres
  * (./catalogue-objects.ts, ./offers.ts), run as a named prepared statement, its fields read
  * as properties (./compiled-values.ts). A root field whose selection cannot compile (more
- * fields on one object than Postgres takes, incremental delivery) gets `undefined` and runs
+ * fields on one object than Postgres takes) gets `undefined` and runs
  * on its resolvers; within a compiled one, each field the compiler does not cover runs on its
  * resolver. The resolvers check the arguments first, so both paths refuse alike.
  */
@@ -15,7 +15,7 @@ import type { OffsetPage } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
 import { categoryJson, productJson } from './catalogue-objects.ts';
 import { connectionJson } from './connections.ts';
-import { int, tableRow, type Env, type Sql, type TableRow } from './json-sql.ts';
+import { int, joinsOf, tableRow, type Env, type Sql, type TableRow } from './json-sql.ts';
 import { selectionOf, type Selection } from './selection-tree.ts';
 import { compiling } from './switch.ts';
 
@@ -56,7 +56,7 @@ function compiledRow(
     const object = json(selection, row, env);
     return (
       object &&
-      sql`select ${object} as value from ${sql.table(table)} as ${sql.id(row.alias)}
+      sql`select ${object} as value from ${sql.table(table)} as ${sql.id(row.alias)} ${joinsOf(row)}
            where ${where(row)}`
     );
   });

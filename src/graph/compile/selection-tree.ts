@@ -32,15 +32,15 @@ export interface Selection {
 type Variables = Record<string, unknown>;
 
 /**
- * Undefined when the selection asks for incremental delivery (a deferred fragment, a streamed
- * list): the executor delivering it in parts then resolves every field itself.
+ * Deferred fragments count as they are (the statement reads them with the rest; the executor
+ * delivers them later from the same values), as do streamed lists.
  */
 function collect(
   info: GraphQLResolveInfo,
   variables: Variables,
   type: GraphQLObjectType,
   nodes: readonly FieldNode[],
-): Selection | undefined {
+): Selection {
   const collected = collectSubFields(
     info.schema,
     info.fragments,
@@ -48,16 +48,17 @@ function collect(
     type,
     nodes as FieldNode[],
   );
-  if (collected.patches.length > 0) return undefined;
+  const groups = new Map(collected.fields);
+  for (const patch of collected.patches) {
+    for (const [key, group] of patch.fields)
+      groups.set(key, [...(groups.get(key) ?? []), ...group]);
+  }
   const definitions = type.getFields();
   const fields: SelectedField[] = [];
-  for (const [key, group] of collected.fields) {
+  for (const [key, group] of groups) {
     const definition = definitions[group[0]!.name.value];
     // __typename: the executor answers it from the type, without a resolver.
     if (definition === undefined) continue;
-    if (group.some((node) => node.directives?.some((d) => d.name.value === 'stream'))) {
-      return undefined;
-    }
     const named = getNamedType(definition.type);
     const selection = isObjectType(named) ? collect(info, variables, named, group) : undefined;
     fields.push({ key, definition, nodes: group, selection });
@@ -75,7 +76,7 @@ interface Collected {
 const MAX_SHAPES = 8;
 const shapes = new WeakMap<readonly FieldNode[], Collected[]>();
 
-/** The selection of the root field `info` resolves (undefined: see `collect`). */
+/** The selection of the root field `info` resolves; undefined for one not of an object type. */
 export function selectionOf(info: GraphQLResolveInfo): Selection | undefined {
   const variables = info.variableValues;
   let known = shapes.get(info.fieldNodes);
