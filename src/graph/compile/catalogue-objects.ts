@@ -110,8 +110,9 @@ const PRODUCT_FIELDS: EmitterTable<TableRow> = {
   images: (field, product, env) => imageUrls(field, product, 'image', env),
   brand: (field, product, env) =>
     lookedUp(
+      product,
+      'brand_id',
       'brands',
-      product.column('brand_id'),
       (brand) =>
         jsonObject(
           field.selection,
@@ -124,8 +125,9 @@ const PRODUCT_FIELDS: EmitterTable<TableRow> = {
     ),
   category: (field, product, env) =>
     lookedUp(
+      product,
+      'category_id',
       'categories',
-      product.column('category_id'),
       (c) => categoryJson(field.selection, c, env),
       env,
     ),

@@ -10,6 +10,7 @@ import {
   cursorAt,
   cursorOf,
   int,
+  joinsOf,
   jsonObject,
   type Emitter,
   type Env,
@@ -79,5 +80,5 @@ export function connectionJson(
   const edgeCount = sql`least(count(*), ${int(rows.page.size)})`;
   const object = jsonObject(selection, CONNECTION_FIELDS, { rows, node, edgeCount }, env);
   // `group by ()`: one row, an aggregate's, even when no aggregate is selected.
-  return object && sql`(select ${object} from ${rows.from} group by ())`;
+  return object && sql`(select ${object} from ${rows.from} ${joinsOf(rows.row)} group by ())`;
 }

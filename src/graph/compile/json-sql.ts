@@ -23,10 +23,20 @@ export interface Env {
 export interface TableRow {
   alias: string;
   column(name: string): Sql;
+  /**
+   * Rows looked up by key beside it (its shop, its brand): left joins on a primary key, added
+   * where the row is read, so a list's rows join them in one plan, not one lookup per row.
+   */
+  joins: Sql[];
 }
 
 export function tableRow(alias: string): TableRow {
-  return { alias, column: (name) => sql.ref(`${alias}.${name}`) };
+  return { alias, column: (name) => sql.ref(`${alias}.${name}`), joins: [] };
+}
+
+/** The row's joins, to follow its FROM item. */
+export function joinsOf(row: TableRow): Sql {
+  return sql.join(row.joins, sql` `);
 }
 
 /** A field's value as SQL, or undefined: its resolver answers it. */

@@ -78,20 +78,25 @@ export function rowFallback(
   };
 }
 
-/** A row looked up by id in `table`, as the object of `selection` (null when there is none). */
+/**
+ * The row of `table` whose id is `parent`'s column `key`, as `object` builds it (null when
+ * there is none): joined to the parent's row (TableRow.joins).
+ */
 export function lookedUp(
+  parent: TableRow,
+  key: string,
   table: string,
-  id: Sql,
   object: (row: TableRow) => Sql | undefined,
   env: Env,
 ): Sql | undefined {
-  const alias = env.alias();
-  const row = tableRow(alias);
+  const row = tableRow(env.alias());
   const json = object(row);
-  return (
-    json &&
-    sql`(select ${json} from ${sql.table(table)} as ${sql.id(alias)} where ${row.column('id')} = ${id})`
+  if (json === undefined) return undefined;
+  parent.joins.push(
+    sql`left join ${sql.table(table)} as ${sql.id(row.alias)} on ${row.column('id')} = ${parent.column(key)}`,
+    ...row.joins,
   );
+  return sql`case when ${row.column('id')} is null then null else ${json} end`;
 }
 
 interface Money {
@@ -196,8 +201,9 @@ const OFFER_FIELDS: EmitterTable<TableRow> = {
   updatedAt: (_field, offer) => isoTimestamp(offer.column('updated_at')),
   shop: (field, offer, env) =>
     lookedUp(
+      offer,
+      'shop_id',
       'shops',
-      offer.column('shop_id'),
       (shop) => jsonObject(field.selection, SHOP_FIELDS, shop, env, rowFallback(shop, ['id'], env)),
       env,
     ),
