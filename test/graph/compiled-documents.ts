@@ -171,7 +171,7 @@ const FRAGMENT = 'fragment ProductBits on Product { productId ... on Product { n
 
 function rootField(random: Random, sample: CatalogueSample, counter: Counter) {
   const ref = counter.mixed && random.chance(0.3) ? ', ref: "root-ref"' : '';
-  switch (random.pick(['product', 'products', 'category', 'slug'])) {
+  switch (random.pick(['product', 'products', 'category', 'slug', 'categories'])) {
     case 'product':
       return `product(market: $market, id: ${random.pick([...sample.productIds, 999999])}${ref}) { ${product(random, counter, 0)} }`;
     case 'products': {
@@ -179,6 +179,10 @@ function rootField(random: Random, sample: CatalogueSample, counter: Counter) {
       if (random.chance(0.3)) ids.push(ids[0] ?? 1, 999999);
       const page = pageArguments(random, [], counter).replace(/^\(|\)$/g, '');
       return `products(market: $market, ids: [${ids.join(', ')}]${page ? `, ${page}` : ''}${ref}) { ${connection(random, product(random, counter, 0), counter)} }`;
+    }
+    case 'categories': {
+      const page = pageArguments(random, [], counter).replace(/^\(|\)$/g, '');
+      return `categories(market: $market${page ? `, ${page}` : ''}${ref}) { ${connection(random, category(random, counter, 0), counter)} }`;
     }
     case 'category':
       return `category(market: $market, id: ${random.pick([...sample.leaves, ...sample.parents])}${ref}) { ${category(random, counter, 0)} }`;

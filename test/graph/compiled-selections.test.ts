@@ -180,6 +180,50 @@ describe('statements per request', () => {
     }
   });
 
+  it('are one for a list of categories down to their offers’ shops', async () => {
+    const query = /* GraphQL */ `
+      query Tree($first: Int!) {
+        categories(market: SE, first: $first) {
+          totalCount
+          edges {
+            node {
+              categoryId
+              name
+              products(first: 10) {
+                edges {
+                  node {
+                    productId
+                    name
+                    offers(first: 5) {
+                      edges {
+                        node {
+                          offerId
+                          price {
+                            value
+                          }
+                          shop {
+                            shopId
+                            name
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    `;
+    for (const first of [1, 10, 37]) {
+      const { compiled, statements } = await compare(query, { first });
+      expect(compiled.errors).toBeUndefined();
+      expect(compiled.data.categories.edges).toHaveLength(first);
+      expect(statements).toHaveLength(1);
+    }
+  });
+
   it('add the statements of the fields left to their resolvers, once per field', async () => {
     const ids = sample.productIds.slice(0, 20);
     const query = /* GraphQL */ `

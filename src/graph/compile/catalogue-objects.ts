@@ -56,7 +56,7 @@ const categoryProducts: Emitter<TableRow> = (field, category, env) => {
   const categoryIds = sql`array[${category.column('id')}]`;
   const alias = env.alias();
   const from = sql`(
-    select p.*, (listed.position - 1)::int as position
+    select p.*, (listed.position - 1)::int as list_position
       from (${categoryPageRows(categoryIds, filter, order, page)}) as listed
       join products p on p.id = listed.product_id
   ) as ${sql.id(alias)}`;

@@ -17,6 +17,8 @@ const COMPILED_TYPES = [
   'Shop',
   'Brand',
   'Category',
+  'CategoryConnection',
+  'CategoryEdge',
   'ProductConnection',
   'ProductEdge',
   'OfferConnection',

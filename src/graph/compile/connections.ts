@@ -20,7 +20,7 @@ import {
 import type { Selection } from './selection-tree.ts';
 
 export interface PageOfRows {
-  /** A FROM clause whose rows are `row`, each with its `position`. */
+  /** A FROM clause whose rows are `row`, each with its 0-based `list_position`. */
   from: Sql;
   row: TableRow;
   page: OffsetPage;
@@ -43,7 +43,7 @@ interface Aggregate {
 }
 
 const EDGE_FIELDS: Record<string, Emitter<Aggregate>> = {
-  cursor: (_field, { rows }) => cursorAt(rows.row.column('position')),
+  cursor: (_field, { rows }) => cursorAt(rows.row.column('list_position')),
   node: (field, { rows, node }, env) => node(field.selection, rows.row, env),
 };
 
@@ -61,7 +61,7 @@ const CONNECTION_FIELDS: Record<string, Emitter<Aggregate>> = {
     const edge = jsonObject(field.selection, EDGE_FIELDS, aggregate, env);
     if (edge === undefined) return undefined;
     const { row, page } = aggregate.rows;
-    const position = row.column('position');
+    const position = row.column('list_position');
     return sql`coalesce(json_agg(${edge} order by ${position})
                  filter (where ${position} < ${int(page.offset + page.size)}), '[]'::json)`;
   },

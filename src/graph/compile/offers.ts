@@ -223,7 +223,7 @@ export const productOffers: Emitter<TableRow> = (field, product, env) => {
   const ofProduct = sql`o.product_id = ${product.column('id')} and o.market = ${text(env.scope.market)}`;
   const alias = env.alias();
   const from = sql`(
-    select o.*, (row_number() over (order by ${order}) - 1 + ${int(page.offset)})::int as position
+    select o.*, (row_number() over (order by ${order}) - 1 + ${int(page.offset)})::int as list_position
       from (select * from available_offers o where ${ofProduct}
              order by ${order} offset ${int(page.offset)} limit ${int(page.limit)}) as o
   ) as ${sql.id(alias)}`;

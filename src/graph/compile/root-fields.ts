@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { RequestContext } from '../../context.ts';
 import { executePrepared } from '../../db/prepared.ts';
+import { CATEGORY_COUNT, categoryListPage } from '../../db/repositories/categories.ts';
 import type { CategoryLookup } from '../category-reference.ts';
 import type { OffsetPage } from '../pagination.ts';
 import type { Scope } from '../scope.ts';
@@ -103,14 +104,29 @@ export function compiledProductsByIds(
     const idArray = sql`${[...ids]}::integer[]`;
     const from = sql`(
       select * from (
-        select p.*, (row_number() over (order by k.ordinal) - 1)::int as position
+        select p.*, (row_number() over (order by k.ordinal) - 1)::int as list_position
           from unnest(${idArray}) with ordinality as k(id, ordinal)
           join products p on p.id = k.id) as found
-       where found.position >= ${int(page.offset)}
-         and found.position < ${int(page.offset + page.limit)}
+       where found.list_position >= ${int(page.offset)}
+         and found.list_position < ${int(page.offset + page.limit)}
     ) as ${sql.id(row.alias)}`;
     const total = () => sql`(select count(*)::int from products p where p.id = any(${idArray}))`;
     const connection = connectionJson(selection, { from, row, page, total }, productJson, env);
+    return connection && sql`select ${connection} as value`;
+  });
+}
+
+/** `categories` without a query: a page of the whole tree, parents before children. */
+export function compiledCategories(
+  context: RequestContext,
+  info: GraphQLResolveInfo,
+  scope: Scope,
+  page: OffsetPage,
+): Answer<never> {
+  return compiled(context, info, scope, (selection, row, env) => {
+    const from = sql`(${categoryListPage(page)}) as ${sql.id(row.alias)}`;
+    const total = () => sql`(${CATEGORY_COUNT})`;
+    const connection = connectionJson(selection, { from, row, page, total }, categoryJson, env);
     return connection && sql`select ${connection} as value`;
   });
 }

@@ -27,7 +27,7 @@ import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
 import { categoryLookup } from '../category-reference.ts';
-import { compiledCategory } from '../compile/root-fields.ts';
+import { compiledCategories, compiledCategory } from '../compile/root-fields.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import {
@@ -35,6 +35,7 @@ import {
   connectionOf,
   offsetPage,
   pageArgumentBounds,
+  pageFromEnd,
   pageOfList,
 } from '../pagination.ts';
 import {
@@ -287,9 +288,14 @@ builder.queryField('categories', (t) =>
     },
     complexity: (args) => pageCost(CATEGORY_SEARCH_PAGE_LIMITS, args),
     extensions: pageArgumentBounds(CATEGORY_SEARCH_PAGE_LIMITS),
-    resolve: async (_root, args, context) => {
+    resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       checkPageArguments(args, CATEGORY_SEARCH_PAGE_LIMITS);
+      if (args.query == null && !pageFromEnd(args)) {
+        const page = offsetPage(args, CATEGORY_SEARCH_PAGE_LIMITS);
+        const compiled = compiledCategories(context, info, scope, page);
+        if (compiled) return compiled;
+      }
       if (args.query == null) {
         const count = () => countCategories(context.db);
         const { page, total } = await pageOfList(args, CATEGORY_SEARCH_PAGE_LIMITS, count);
