@@ -117,6 +117,41 @@ async function lookUpProducts(
   return loadProducts(context, scope, wanted, columns);
 }
 
+interface LookupArguments extends DefaultConnectionArguments {
+  ids?: readonly number[] | null;
+  gtins?: readonly string[] | null;
+  category?: string | null;
+  priceTrend?: unknown;
+  query?: string | null;
+}
+
+/** `products(ids:)` or `products(gtins:)`: those products, in the order given (see below). */
+async function productsByIdsOrGtins(
+  context: RequestContext,
+  info: GraphQLResolveInfo,
+  scope: Scope,
+  args: LookupArguments,
+) {
+  const ids = args.ids ?? [];
+  const gtins = args.gtins ?? [];
+  if (ids.length > MAX_IDS) throw badUserInput(`at most ${MAX_IDS} ids`, 'ids', 'too_many');
+  if (gtins.length > MAX_GTINS)
+    throw badUserInput(`at most ${MAX_GTINS} gtins`, 'gtins', 'too_many');
+  if (args.category != null || args.priceTrend != null || args.query != null) {
+    throw badUserInput('ids and gtins take no other filter', 'ids', 'exclusive');
+  }
+  if (ids.some((id) => id < 1))
+    throw badUserInput('ids must be positive integers', 'ids', 'out_of_range');
+  if (gtins.length === 0 && args.last == null) {
+    const page = offsetPage(args, PRODUCT_PAGE_LIMITS);
+    const compiled = compiledProductsByIds(context, info, scope, [...new Set(ids)], page);
+    if (compiled) return compiled;
+  }
+  const products = await lookUpProducts(context, scope, ids, gtins, listedProductColumns(info));
+  const page = offsetPage(args, PRODUCT_PAGE_LIMITS, products.length);
+  return connectionOf(page, products.slice(page.offset, page.offset + page.limit), products.length);
+}
+
 builder.queryField('products', (t) =>
   t.field({
     type: ProductConnection,
@@ -153,30 +188,8 @@ builder.queryField('products', (t) =>
     resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       checkPageArguments(args, PRODUCT_PAGE_LIMITS);
-      const columns = listedProductColumns(info);
       if (args.ids != null || args.gtins != null) {
-        const ids = args.ids ?? [];
-        const gtins = args.gtins ?? [];
-        if (ids.length > MAX_IDS) throw badUserInput(`at most ${MAX_IDS} ids`, 'ids', 'too_many');
-        if (gtins.length > MAX_GTINS)
-          throw badUserInput(`at most ${MAX_GTINS} gtins`, 'gtins', 'too_many');
-        if (args.category != null || args.priceTrend != null || args.query != null) {
-          throw badUserInput('ids and gtins take no other filter', 'ids', 'exclusive');
-        }
-        if (ids.some((id) => id < 1))
-          throw badUserInput('ids must be positive integers', 'ids', 'out_of_range');
-        if (gtins.length === 0 && args.last == null) {
-          const page = offsetPage(args, PRODUCT_PAGE_LIMITS);
-          const compiled = compiledProductsByIds(context, info, scope, [...new Set(ids)], page);
-          if (compiled) return compiled;
-        }
-        const products = await lookUpProducts(context, scope, ids, gtins, columns);
-        const page = offsetPage(args, PRODUCT_PAGE_LIMITS, products.length);
-        return connectionOf(
-          page,
-          products.slice(page.offset, page.offset + page.limit),
-          products.length,
-        );
+        return productsByIdsOrGtins(context, info, scope, args);
       }
 
       checkPriceTrend(args.priceTrend);
@@ -203,6 +216,7 @@ builder.queryField('products', (t) =>
         }
         return counted;
       });
+      const columns = listedProductColumns(info);
       const listed =
         text === undefined
           ? (
