@@ -262,6 +262,37 @@ describe('statements per request', () => {
   });
 });
 
+describe('a selection Postgres cannot build', () => {
+  it('runs on the resolvers: more fields on one object than json_build_object takes', async () => {
+    // 55 keys need more aliases than the default bound allows: an app that allows them.
+    const app = createApp({
+      config: loadConfig({ RESPONSE_CACHE_TTL_SECONDS: '0', GRAPHQL_MAX_ALIASES: '60' }),
+      database: catalogue.database,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const names = Array.from({ length: 55 }, (_, index) => `n${index}: name`).join(' ');
+      const query = `{ product(market: SE, id: ${sample.productIds[0]}) { ${names} } }`;
+      catalogue.statements.length = 0;
+      const response = await app.fetch(
+        new Request('http://test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query }),
+        }),
+      );
+      const body = (await response.json()) as GraphQLBody;
+      expect(body.errors).toBeUndefined();
+      const values = new Set(Object.values(body.data.product));
+      expect(values.size).toBe(1);
+      expect(catalogue.statements.filter((sql) => sql.includes('json_build_object'))).toEqual([]);
+      expect(catalogue.statements.some((sql) => sql.includes('from "products"'))).toBe(true);
+    } finally {
+      await app.dispose();
+    }
+  });
+});
+
 describe('REST routes answer alike', () => {
   async function getBoth(path: string) {
     const tokens = await Promise.all(
