@@ -60,13 +60,7 @@ const NO_RATE_LIMIT = { RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0', RATE_LIMIT_CLIENT_
 
 /** Registers the catalogue and apps for a file; `settings` is read once its beforeAll ran. */
 export function useCacheTestbed(settings: () => Record<string, string>): CacheTestbed {
-  // The reference runs every field on its resolver, as an answer the cache stores does (its
-  // tags are recorded there: src/graph/compile/switch.ts), so a miss runs the reference's SQL.
-  const catalogue = useSeededCatalogue({
-    ...NO_RATE_LIMIT,
-    RESPONSE_CACHE_TTL_SECONDS: '0',
-    COMPILED_SELECTIONS: 'false',
-  });
+  const catalogue = useSeededCatalogue({ ...NO_RATE_LIMIT, RESPONSE_CACHE_TTL_SECONDS: '0' });
   const built: App[] = [];
   let app: App | undefined;
   let demoToken = '';

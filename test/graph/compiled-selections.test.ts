@@ -6,11 +6,16 @@
  * answer exactly alike, errors included. Covered root fields run one statement each.
  */
 import { readFileSync } from 'node:fs';
-import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+import { execute, Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.ts';
+import { collectTags } from '../../src/cache/answer-tags.ts';
 import { loadConfig } from '../../src/config.ts';
+import { createRequestContext } from '../../src/context.ts';
+import { createMarketDirectory } from '../../src/db/repositories/markets.ts';
+import { withoutCompiledSelections } from '../../src/graph/compile/switch.ts';
+import { schema } from '../../src/graph/schema.ts';
 import { EXAMPLE_OPERATIONS } from '../../src/graph/graphiql.ts';
 import {
   P1_DOCUMENT,
@@ -338,6 +343,28 @@ describe('REST routes answer alike', () => {
       `/partner-search/products/${id}?market=se&ref=demo-ref`,
     ];
     for (const path of paths) await getBoth(path);
+  });
+});
+
+describe('cache tags', () => {
+  it('are those the resolvers record (the response cache drops answers by them)', async () => {
+    const { db } = catalogue.database;
+    const markets = createMarketDirectory(db, loadConfig({}).siteUrls);
+    const executed = async (query: string, variables: Record<string, unknown>, only: boolean) => {
+      const contextValue = createRequestContext(db, markets);
+      const tags = collectTags(contextValue);
+      const run = () =>
+        execute({ schema, document: parse(query), variableValues: variables, contextValue });
+      const result = await (only ? withoutCompiledSelections(run) : run());
+      return { tags: [...tags].sort(), result: JSON.stringify(result) };
+    };
+    let tagged = 0;
+    for (const { query, variables } of generatedDocuments(sample, 120)) {
+      const compiled = await executed(query, variables, false);
+      expect(compiled, query).toEqual(await executed(query, variables, true));
+      if (compiled.tags.some((tag) => tag.startsWith('product:'))) tagged++;
+    }
+    expect(tagged).toBeGreaterThan(30);
   });
 });
 

@@ -258,7 +258,7 @@ describe('the catalogue subgraph', () => {
       [
         "select * from "brands" where "id" = any($1)",
         "select * from "products" where "id" = any($1)",
-        "select json_build_object('$', 0, 'productId', "z1"."id", 'id', replace(encode(convert_to($1::text || "z1"."id"::text, 'UTF8'), 'base64'), chr(10), ''), 'name', "z1"."name") as value from "products" as "z1" where "z1"."id" = $2::int",
+        "select json_build_object('$', json_build_object('row', json_build_object('id', "z1"."id"), 'scope', json_build_object('market', $1::text, 'ref', $2::text)), 'productId', "z1"."id", 'id', replace(encode(convert_to($3::text || "z1"."id"::text, 'UTF8'), 'base64'), chr(10), ''), 'name', "z1"."name") as value from "products" as "z1" where "z1"."id" = $4::int",
       ]
     `);
   });

@@ -86,16 +86,17 @@ const CATEGORY_FIELDS: EmitterTable<TableRow> = {
   products: categoryProducts,
 };
 
-/** A category; fields left to the resolvers read its whole row, as its loaders give it. */
+/**
+ * A category; fields left to the resolvers read its whole row, as its loaders give it, and its
+ * cache tag its scope.
+ */
 export function categoryJson(selection: Selection | undefined, category: TableRow, env: Env) {
-  return jsonObject(
-    selection,
-    CATEGORY_FIELDS,
-    category,
-    env,
-    () =>
-      sql`json_build_object('row', to_json(${sql.id(category.alias)}), 'scope', ${scopeJson(env.scope)})`,
-  );
+  // Without fields left to the resolvers, its scope is all the type's cache tag reads.
+  const row = (left: unknown[]) =>
+    left.length > 0 ? sql`'row', to_json(${sql.id(category.alias)}), ` : sql``;
+  const fallback = (left: unknown[]) =>
+    sql`json_build_object(${row(left)}'scope', ${scopeJson(env.scope)})`;
+  return jsonObject(selection, CATEGORY_FIELDS, category, env, fallback, true);
 }
 
 const PRODUCT_FIELDS: EmitterTable<TableRow> = {
@@ -135,5 +136,6 @@ const PRODUCT_FIELDS: EmitterTable<TableRow> = {
 };
 
 export function productJson(selection: Selection | undefined, product: TableRow, env: Env) {
-  return jsonObject(selection, PRODUCT_FIELDS, product, env, rowFallback(product, ['id'], env));
+  const fallback = rowFallback(product, ['id'], env);
+  return jsonObject(selection, PRODUCT_FIELDS, product, env, fallback, true);
 }

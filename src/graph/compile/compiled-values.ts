@@ -1,8 +1,9 @@
 /**
  * Fields of the types a compiled statement builds (./root-fields.ts) answer a compiled parent
  * from its own property, the response key: no resolver runs. A compiled object carries `$`
- * (never a GraphQL name): 0, or, when some of its fields were left to their resolvers, the
- * parent those resolvers take (a row and its scope), given to them as it is.
+ * (never a GraphQL name): 0, or, when some of its fields were left to their resolvers or its
+ * type records a cache tag, the parent those resolvers take (a row and its scope), given to
+ * them as it is, and to the type's tag (../cache-tags.ts) when an answer is being stored.
  */
 import {
   defaultFieldResolver,
@@ -10,6 +11,7 @@ import {
   type GraphQLFieldResolver,
   type GraphQLSchema,
 } from 'graphql';
+import { recordTypeTag } from '../cache-tags.ts';
 
 const COMPILED_TYPES = [
   'Product',
@@ -36,7 +38,10 @@ function answeringCompiled(resolve: GraphQLFieldResolver<unknown, unknown>) {
     const fallback = parent.$;
     if (fallback === undefined) return resolve(parent, args, context, info);
     const key = info.path.key as string;
-    if (Object.hasOwn(parent, key)) return parent[key];
+    if (Object.hasOwn(parent, key)) {
+      if (fallback !== 0) recordTypeTag(info.parentType, fallback, args, context);
+      return parent[key];
+    }
     if (fallback === 0) throw new Error(`the compiled ${info.parentType.name} lacks ${key}`);
     return resolve(fallback, args, context, info);
   }) as GraphQLFieldResolver<unknown, unknown>;

@@ -49,7 +49,8 @@ const MAX_KEYS = 49;
 /**
  * The object of a selection. Fields without an emitter (or whose emitter declines) go to their
  * resolvers with `fallback(fields)` as their parent; without `fallback`, the whole object is
- * undefined and so is the field holding it.
+ * undefined and so is the field holding it. `tagged`: the type records a cache tag from that
+ * parent (../cache-tags.ts), which the object then always carries.
  */
 export function jsonObject<Parent>(
   selection: Selection | undefined,
@@ -57,6 +58,7 @@ export function jsonObject<Parent>(
   parent: Parent,
   env: Env,
   fallback?: (fields: SelectedField[]) => Sql,
+  tagged = false,
 ): Sql | undefined {
   if (selection === undefined) return undefined;
   const entries: Sql[] = [];
@@ -67,7 +69,7 @@ export function jsonObject<Parent>(
     else entries.push(sql`${sql.lit(field.key)}, ${value}`);
   }
   if (entries.length > MAX_KEYS || (left.length > 0 && fallback === undefined)) return undefined;
-  const mark = left.length > 0 ? fallback!(left) : sql`0`;
+  const mark = left.length > 0 || (tagged && fallback) ? fallback!(left) : sql`0`;
   return sql`json_build_object('$', ${mark}${sql.join([sql``, ...entries])})`;
 }
 

@@ -35,7 +35,7 @@ function compiled(
   scope: Scope,
   build: (selection: Selection, row: TableRow, env: Env) => Sql | undefined,
 ): Answer<never> {
-  if (!compiling(context)) return undefined;
+  if (!compiling()) return undefined;
   const selection = selectionOf(info);
   if (selection === undefined) return undefined;
   let aliases = 0;

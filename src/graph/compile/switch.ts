@@ -2,12 +2,9 @@
  * Whether a request's root fields run compiled (./root-fields.ts). On unless the app is built
  * with COMPILED_SELECTIONS=false (the equivalence test's resolver path) or without DataLoader
  * batching (the benchmark's naive floor, a statement per row), which serve their requests
- * within `withoutCompiledSelections` (the schema is the process's, the switch the app's). An
- * answer the response cache stores runs on the resolvers, which record its tags
- * (../cache-tags.ts).
+ * within `withoutCompiledSelections` (the schema is the process's, the switch the app's).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { tagsBeingCollected } from '../../cache/answer-tags.ts';
 
 const resolversOnly = new AsyncLocalStorage<true>();
 
@@ -16,6 +13,6 @@ export function withoutCompiledSelections<T>(work: () => T): T {
   return resolversOnly.run(true, work);
 }
 
-export function compiling(context: object): boolean {
-  return resolversOnly.getStore() === undefined && tagsBeingCollected(context) === undefined;
+export function compiling(): boolean {
+  return resolversOnly.getStore() === undefined;
 }
