@@ -17,6 +17,7 @@ import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/client.ts';
 import { createMarketDirectory } from './db/repositories/markets.ts';
 import { withoutLoaderBatching } from './graph/batching.ts';
+import { withoutCompiledSelections } from './graph/compile/switch.ts';
 import { createGraphiQLAssets } from './graph/graphiql-assets.ts';
 import { createGraphQLWebSockets } from './graph/graphql-ws.ts';
 import { schema } from './graph/schema.ts';
@@ -102,9 +103,13 @@ export function createApp({ config, database, logger, draining, workerFault }: A
     logger,
   });
 
+  const compiledPipeline: Pipeline =
+    config.compiledSelections && config.dataLoaderBatching
+      ? pipeline
+      : (incoming) => withoutCompiledSelections(() => pipeline(incoming));
   const handle: Pipeline = config.dataLoaderBatching
-    ? pipeline
-    : (incoming) => withoutLoaderBatching(() => pipeline(incoming));
+    ? compiledPipeline
+    : (incoming) => withoutLoaderBatching(() => compiledPipeline(incoming));
   // The adapter gives `fetch` a Fetch API caller's semantics (an aborted request's promise
   // rejects); `dispose()` closes what the app opened itself (the Redis connections, the
   // connection listening for catalogue changes): the database belongs to the caller.

@@ -621,6 +621,15 @@ export const SETTINGS = {
     details: "and deduplicate them; `false` is the benchmark's naive floor: a statement per row",
     parse: boolean({ default: true }),
   },
+  compiledSelections: {
+    names: ['COMPILED_SELECTIONS'],
+    commands: SERVE,
+    meaning: 'answer covered root fields with one statement each (false only for tests)',
+    details:
+      '`false` runs every field on its resolver, as the equivalence test compares ' +
+      '([docs/ARCHITECTURE.md](docs/ARCHITECTURE.md#compiled-root-fields)); off too without DataLoader batching',
+    parse: boolean({ default: true }),
+  },
 } as const satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

@@ -4,6 +4,7 @@
  * every value into a Date. Sessions run in UTC (client.ts), where Postgres writes
  * `2026-10-30 12:34:56.123456+00`; that text is rewritten by slicing, with no Date made.
  */
+import { sql, type RawBuilder } from 'kysely';
 import pg from 'pg';
 
 /**
@@ -35,4 +36,12 @@ export function timestamptzToIso(value: string): string {
 function timestamptzToIsoByDate(value: string): string {
   const parsed: unknown = parseTimestamptz(value);
   return parsed instanceof Date && !Number.isNaN(parsed.getTime()) ? parsed.toISOString() : value;
+}
+
+/**
+ * The same text written by Postgres, for values a statement builds into JSON (src/graph/compile):
+ * `to_char`'s MS truncates to the millisecond as the slicing above does.
+ */
+export function isoTimestamp(value: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`to_char(${value} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }

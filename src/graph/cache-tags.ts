@@ -10,7 +10,7 @@ import SchemaBuilder, {
   type PothosOutputFieldConfig,
   type SchemaTypes,
 } from '@pothos/core';
-import type { GraphQLFieldResolver } from 'graphql';
+import type { GraphQLFieldResolver, GraphQLObjectType } from 'graphql';
 import { tagsBeingCollected } from '../cache/answer-tags.ts';
 
 const EXTENSION = 'cacheTags';
@@ -27,6 +27,22 @@ export function cacheTags<Parent, Args = Record<string, unknown>>(
 
 function declaredTag(extensions: Readonly<Record<string, unknown>> | null | undefined) {
   return extensions?.[EXTENSION] as TagOf | undefined;
+}
+
+/**
+ * Records the tag `type` declares for `parent`, as its fields do when they resolve: for a
+ * value whose field is answered without its resolver (src/graph/compile/compiled-values.ts).
+ */
+export function recordTypeTag(
+  type: GraphQLObjectType,
+  parent: unknown,
+  args: object,
+  context: unknown,
+): void {
+  const tagOf = declaredTag(type.extensions);
+  const tags = tagOf && tagsBeingCollected(context);
+  const tag = tags && tagOf(parent, args);
+  if (tag !== undefined) tags!.add(tag);
 }
 
 class CacheTagsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {

@@ -8,6 +8,7 @@
 import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
 import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.ts';
+import { answerCompiledValues } from './compile/compiled-values.ts';
 import { describeFederation, FEDERATION_DIRECTIVES, FEDERATION_SPEC } from './federation.ts';
 import './types/market.ts';
 import './types/money.ts';
@@ -26,10 +27,12 @@ import './types/lowest-price-change.ts';
 import './types/offer-change.ts';
 import './types/node.ts';
 
-export const schema = describeFederation(
-  builder.toSubGraphSchema({
-    linkUrl: FEDERATION_SPEC,
-    federationDirectives: FEDERATION_DIRECTIVES,
-    directives: [...specifiedDirectives, GraphQLDeferDirective, GraphQLStreamDirective],
-  }),
+export const schema = answerCompiledValues(
+  describeFederation(
+    builder.toSubGraphSchema({
+      linkUrl: FEDERATION_SPEC,
+      federationDirectives: FEDERATION_DIRECTIVES,
+      directives: [...specifiedDirectives, GraphQLDeferDirective, GraphQLStreamDirective],
+    }),
+  ),
 );

@@ -27,6 +27,11 @@ export function columns<Column extends string>(
   return { extensions: { [COLUMNS_EXTENSION]: names } };
 }
 
+/** The columns a field declares (`columns(...)`); none for a field that declares none. */
+export function declaredColumns(field: { extensions?: Readonly<Record<string, unknown>> | null }) {
+  return (field.extensions?.[COLUMNS_EXTENSION] as readonly string[] | undefined) ?? [];
+}
+
 /**
  * A row-backed type: its name in the schema. The repositories read the keys their loaders
  * need whatever is selected; the columns here are those the selected fields declare.
@@ -108,8 +113,8 @@ export function selectedColumns<Column extends string>(
     if (selected?.type.name !== rowType.typeName) continue;
     const fields = selected.type.getFields();
     for (const group of selected.fields.values()) {
-      const declared = fields[group[0]!.name.value]?.extensions[COLUMNS_EXTENSION];
-      for (const column of (declared as readonly string[] | undefined) ?? []) wanted.add(column);
+      const field = fields[group[0]!.name.value];
+      for (const column of field ? declaredColumns(field) : []) wanted.add(column);
     }
   }
   const result = [...wanted].sort();

@@ -257,13 +257,13 @@ describe('the catalogue subgraph', () => {
       reviews.map((review) => listed.find((product) => product.id === review.productId)!.productId),
     );
     expect(data.latestReviews.every((review: any) => review.product.market === 'SE')).toBe(true);
-    // The catalogue's part: the root product, then the reviewed products as one `_entities`
-    // call (one statement for products, one for their brands).
+    // The catalogue's part: the root product (its compiled statement), then the reviewed
+    // products as one `_entities` call (one statement for products, one for their brands).
     expect(executedSql().sort()).toMatchInlineSnapshot(`
       [
-        "select "id", "name" from "products" where "id" = any($1)",
         "select * from "brands" where "id" = any($1)",
         "select * from "products" where "id" = any($1)",
+        "select json_build_object('$', json_build_object('row', json_build_object('id', "z1"."id"), 'scope', json_build_object('market', $1::text, 'ref', $2::text)), 'productId', "z1"."id", 'id', replace(encode(convert_to($3::text || "z1"."id"::text, 'UTF8'), 'base64'), chr(10), ''), 'name', "z1"."name") as value from "products" as "z1" where "z1"."id" = $4::int",
       ]
     `);
   });

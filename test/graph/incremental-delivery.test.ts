@@ -164,8 +164,13 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const wholeTwenty = await whole(WHOLE_PRODUCTS, { ids });
     expect(twenty.sql).toEqual(one.sql);
     expect(twenty.sql).toEqual(wholeTwenty.sql);
-    // Every product's offers in one statement (the page of each: `ranked where position`).
-    expect(twenty.sql.filter((sql) => sql.includes('ranked where position'))).toHaveLength(1);
+    // Every product's offers in one statement: the products' own, compiled (src/graph/compile:
+    // a page of each product's offers as its subquery), deferred part included.
+    const offerPages = twenty.sql.filter((sql) =>
+      /ranked where position|from available_offers o where o.product_id/.test(sql),
+    );
+    expect(offerPages).toHaveLength(1);
+    expect(offerPages[0]).toMatch(/^select \(select json_build_object/);
   });
 
   it('streams a list item by item (@stream), merging into the whole list', async () => {

@@ -15,7 +15,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../src/graph/schema.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
-const catalogue = useSeededCatalogue({ RESPONSE_CACHE_TTL_SECONDS: '0' });
+// The resolvers' statements, which every field the compiled path leaves to them runs:
+// root fields compiled whole are test/graph/compiled-selections.test.ts's.
+const catalogue = useSeededCatalogue({
+  RESPONSE_CACHE_TTL_SECONDS: '0',
+  COMPILED_SELECTIONS: 'false',
+});
 
 function objectType(name: string): GraphQLObjectType {
   const type = schema.getType(name);

@@ -11,8 +11,13 @@ import { loadConfig } from '../../src/config.ts';
 import { useSeededCatalogue } from '../helpers/seeded.ts';
 
 // Every case here counts what an execution runs, and some run the same operation twice (with
-// batching on, then off): the response cache would answer the second.
-const catalogue = useSeededCatalogue({ RESPONSE_CACHE_TTL_SECONDS: '0' });
+// batching on, then off): the response cache would answer the second. These are the
+// resolvers' statements, which every field the compiled path does not cover still runs: root
+// fields compiled into one statement each are test/graph/compiled-selections.test.ts's.
+const catalogue = useSeededCatalogue({
+  RESPONSE_CACHE_TTL_SECONDS: '0',
+  COMPILED_SELECTIONS: 'false',
+});
 
 /**
  * Everything a product page shows, down to the offers' shops and alternative prices, the

@@ -128,21 +128,28 @@ export async function countLeafCategoriesMatching(
   return rows[0]?.total ?? 0;
 }
 
-/** Every category, parents before children (ids ascend from the root), one page. */
-export function listCategories(db: Kysely<Database>, page: { offset: number; limit: number }) {
-  return db
-    .selectFrom('categories')
-    .selectAll()
-    .orderBy('id')
-    .offset(page.offset)
-    .limit(page.limit)
-    .execute();
+/**
+ * One page of every category, parents before children (ids ascend from the root), each with
+ * its 0-based `list_position` in the whole list.
+ */
+export function categoryListPage(page: { offset: number; limit: number }) {
+  return sql<CategoryRow & { list_position: number }>`
+    select c.*, (row_number() over (order by c.id) - 1)::int as list_position
+      from categories c order by c.id offset ${page.offset} limit ${page.limit}`;
 }
 
+export async function listCategories(
+  db: Kysely<Database>,
+  page: { offset: number; limit: number },
+): Promise<CategoryRow[]> {
+  const { rows } = await categoryListPage(page).execute(db);
+  return rows;
+}
+
+/** How many categories the tree has: `select total`. */
+export const CATEGORY_COUNT = sql<{ total: number }>`select count(*)::int as total from categories`;
+
 export async function countCategories(db: Kysely<Database>): Promise<number> {
-  const row = await db
-    .selectFrom('categories')
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
+  const { rows } = await CATEGORY_COUNT.execute(db);
+  return rows[0]?.total ?? 0;
 }

@@ -8,7 +8,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { MarketCode } from '../../markets.ts';
 import type { Database } from '../types.ts';
 import { executePrepared } from '../prepared.ts';
-import { subtreeOf } from './category-subtree.ts';
+import { categoryIdArray, subtreeOf, type CategoryIds } from './category-subtree.ts';
 import type { ProductColumn, ProductRow } from './products.ts';
 import { columnsWithId } from './sql.ts';
 
@@ -59,7 +59,7 @@ export function priceTrendConditions(bounds: ListingFilter['priceTrend']): RawBu
  * CTE at 241 rows: with the per-category scans costed 241 times, the statement's estimate
  * crossed `jit_above_cost`, and compiling it took 45–200 ms where running it takes one.
  */
-function categoriesBelowRoot(categoryIds: readonly number[]): RawBuilder<unknown> {
+function categoriesBelowRoot(categoryIds: CategoryIds): RawBuilder<unknown> {
   return sql`array(select tree.id from ${subtreeOf(categoryIds)} as tree
                     where tree.root_id = k.root_id)`;
 }
@@ -91,7 +91,7 @@ export const SORT_COLUMNS: Record<ListingOrder, RawBuilder<unknown>> = {
  * and a scan of an empty index range costs microseconds.
  */
 export function firstRowsPerCategory(
-  categoryIds: readonly number[],
+  categoryIds: CategoryIds,
   filter: ListingFilter,
   order: ListingOrder,
   limit: number,
@@ -99,7 +99,7 @@ export function firstRowsPerCategory(
 ): RawBuilder<unknown> {
   return sql`
     select k.root_id, s.*
-      from unnest(${[...categoryIds]}::integer[]) as k(root_id)
+      from unnest(${categoryIdArray(categoryIds)}) as k(root_id)
       cross join lateral unnest(${categoriesBelowRoot(categoryIds)}) as category(id)
       cross join lateral (
         select ${columns} from product_market_summaries s
@@ -178,8 +178,8 @@ export async function countProducts(db: Kysely<Database>, filter: ListingFilter)
  * category is one of them, so every product of the page is among those, in the same order,
  * ties broken alike.
  */
-function categoryPageRows(
-  categoryIds: readonly number[],
+export function categoryPageRows(
+  categoryIds: CategoryIds,
   filter: ListingFilter,
   order: ListingOrder,
   page: Page,
@@ -248,10 +248,19 @@ export async function countProductsInCategories(
   filter: ListingFilter,
 ): Promise<Map<number, number>> {
   const { rows } = await sql<{ category_id: number; total: number }>`
+    ${categoryProductTotals(categoryIds, filter)}`.execute(db);
+  return new Map(rows.map((row) => [row.category_id, row.total]));
+}
+
+/** The rows (category_id, total) countProductsInCategories reads. */
+export function categoryProductTotals(
+  categoryIds: CategoryIds,
+  filter: ListingFilter,
+): RawBuilder<unknown> {
+  return sql`
     select k.root_id as category_id,
            (select count(*)::int from product_market_summaries s
              where ${marketConditions(filter)}
                and s.category_id = any(${categoriesBelowRoot(categoryIds)})) as total
-      from unnest(${[...categoryIds]}::integer[]) as k(root_id)`.execute(db);
-  return new Map(rows.map((row) => [row.category_id, row.total]));
+      from unnest(${categoryIdArray(categoryIds)}) as k(root_id)`;
 }

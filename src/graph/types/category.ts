@@ -28,6 +28,8 @@ import { entityByGlobalId } from '../federation.ts';
 import { builder } from '../builder.ts';
 import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
+import { categoryLookup } from '../category-reference.ts';
+import { compiledCategories, compiledCategory } from '../compile/root-fields.ts';
 import { groupByKey, oneByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
 import {
@@ -35,6 +37,7 @@ import {
   connectionOf,
   offsetPage,
   pageArgumentBounds,
+  pageFromEnd,
   pageOfList,
 } from '../pagination.ts';
 import {
@@ -226,7 +229,6 @@ builder.objectField(ProductRef, 'category', (t) =>
   }),
 );
 
-/** A category by numeric id or slug, or null; throws on a malformed reference. */
 /** Categories by id or by slug, every lookup of a request's tick in one statement per kind. */
 const categoriesByReference = createContextCache((context: RequestContext) => ({
   byId: new DataLoader<number, CategoryRow | null>(
@@ -240,21 +242,15 @@ const categoriesByReference = createContextCache((context: RequestContext) => ({
   ),
 }));
 
+/** A category by numeric id or slug, or null; throws on a malformed reference. */
 export async function findCategoryByReference(
   context: RequestContext,
   reference: { id?: number | null; slug?: string | null },
 ): Promise<CategoryRow | null> {
-  if ((reference.id == null) === (reference.slug == null)) {
-    throw badUserInput('give exactly one of id and slug', 'id', 'exclusive');
-  }
-  // A REST reference of digits may exceed the id column's range: no such category exists.
-  if (reference.id != null && !(Number.isInteger(reference.id) && reference.id <= 2 ** 31 - 1)) {
-    return null;
-  }
+  const lookup = categoryLookup(reference);
+  if (lookup === null) return null;
   const loaders = categoriesByReference(context);
-  return reference.id != null
-    ? loaders.byId.load(reference.id)
-    : loaders.bySlug.load(reference.slug!);
+  return 'id' in lookup ? loaders.byId.load(lookup.id) : loaders.bySlug.load(lookup.slug);
 }
 
 builder.queryField('category', (t) =>
@@ -267,8 +263,12 @@ builder.queryField('category', (t) =>
       id: t.arg.int({ description: 'The numeric category id.' }),
       slug: t.arg.string({ description: 'The category slug.' }),
     },
-    resolve: async (_root, args, context) => {
+    resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
+      const lookup = categoryLookup(args);
+      if (lookup === null) return null;
+      const compiled = compiledCategory(context, info, scope, lookup);
+      if (compiled) return compiled;
       const row = await findCategoryByReference(context, args);
       return row ? { row, scope } : null;
     },
@@ -297,9 +297,14 @@ builder.queryField('categories', (t) =>
     },
     complexity: (args) => pageCost(CATEGORY_SEARCH_PAGE_LIMITS, args),
     extensions: pageArgumentBounds(CATEGORY_SEARCH_PAGE_LIMITS),
-    resolve: async (_root, args, context) => {
+    resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       checkPageArguments(args, CATEGORY_SEARCH_PAGE_LIMITS);
+      if (args.query == null && !pageFromEnd(args)) {
+        const page = offsetPage(args, CATEGORY_SEARCH_PAGE_LIMITS);
+        const compiled = compiledCategories(context, info, scope, page);
+        if (compiled) return compiled;
+      }
       if (args.query == null) {
         const count = () => countCategories(context.db);
         const { page, total } = await pageOfList(args, CATEGORY_SEARCH_PAGE_LIMITS, count);

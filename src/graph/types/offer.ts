@@ -27,6 +27,7 @@ import { pageCost } from '../limits.ts';
 import { loaderPerArguments } from '../argument-loaders.ts';
 import { unionOfColumns } from '../row-loader.ts';
 import { connectionOf, pageArgumentBounds, pagesOfBatch, type OffsetPage } from '../pagination.ts';
+import { OFFER_PAGE_LIMITS, type OfferPageArguments } from '../page-limits.ts';
 import {
   marketKey,
   marketKeyOfRow,
@@ -65,14 +66,6 @@ function uniqueProducts(keys: readonly OffersOfProduct[]): ProductParent[] {
   return [...new Map(keys.map(({ product }) => [marketKey(product), product])).values()];
 }
 
-interface OfferPageArguments {
-  first?: number | null;
-  after?: string | null;
-  last?: number | null;
-  before?: string | null;
-  orderBy?: OfferOrder | null;
-}
-
 /** The key of a product's offers: the product and the offer columns its selection shows. */
 function offersOf(
   product: ProductParent,
@@ -81,8 +74,6 @@ function offersOf(
 ) {
   return { product, columns: selectedColumns(info, OFFER_ROW, paths) };
 }
-
-export const OFFER_PAGE_LIMITS = { defaultSize: 20, maxSize: 250 } as const;
 
 export const StockStatusEnum = builder.enumType('StockStatus', {
   description:

@@ -12,7 +12,6 @@ import {
   listProducts,
   listProductsInCategories,
   type ListingFilter,
-  type ListingOrder,
 } from '../../db/repositories/product-listing.ts';
 import {
   countSearchMatches,
@@ -33,9 +32,12 @@ import type { RequestContext } from '../../context.ts';
 import type { MarketCode } from '../../markets.ts';
 import { builder } from '../builder.ts';
 import { cacheTags } from '../cache-tags.ts';
+import { compiledProductsByIds } from '../compile/root-fields.ts';
 import { loaderPerArguments } from '../argument-loaders.ts';
 import { groupByKey } from '../grouping.ts';
 import { pageCost } from '../limits.ts';
+import { checkPriceTrend, listingOrderOf } from '../listing-arguments.ts';
+import { PRODUCT_PAGE_LIMITS } from '../page-limits.ts';
 import { unionOfColumns } from '../row-loader.ts';
 import {
   checkPageArguments,
@@ -52,7 +54,6 @@ import { CategoryRef, findCategoryByReference, type CategoryParent } from './cat
 import { scopeArgs, scopeFromArgs } from './market.ts';
 import { PRODUCT_ROW, ProductConnection, productRows, type ProductParent } from './product.ts';
 
-export const PRODUCT_PAGE_LIMITS = { defaultSize: 20, maxSize: 250 } as const;
 const MAX_IDS = 20;
 const MAX_GTINS = 10;
 
@@ -84,27 +85,6 @@ export const PriceTrendFilter = builder.inputType('PriceTrendFilter', {
   }),
 });
 
-function checkPriceTrend(bounds: { gte?: number | null; lte?: number | null } | null | undefined) {
-  for (const name of ['gte', 'lte'] as const) {
-    const value = bounds?.[name];
-    if (value != null && (!Number.isFinite(value) || Math.abs(value) > 1e6)) {
-      throw badUserInput(
-        `priceTrend.${name} must be a finite number`,
-        `priceTrend.${name}`,
-        'out_of_range',
-      );
-    }
-  }
-}
-
-/** An order without a text query: RELEVANCE needs one. */
-function listingOrderOf(orderBy: SearchOrder | null | undefined): ListingOrder {
-  if (orderBy === 'RELEVANCE') {
-    throw badUserInput('orderBy RELEVANCE needs a query', 'orderBy', 'needs_query');
-  }
-  return orderBy ?? 'POPULARITY';
-}
-
 /** The columns of the products a connection field's selection shows. */
 function listedProductColumns(info: GraphQLResolveInfo): ProductColumn[] {
   return selectedColumns(info, PRODUCT_ROW, CONNECTION_ITEMS);
@@ -132,11 +112,44 @@ async function lookUpProducts(
   gtins: readonly string[],
   columns: readonly ProductColumn[],
 ): Promise<ProductParent[]> {
-  if (ids.some((id) => id < 1))
-    throw badUserInput('ids must be positive integers', 'ids', 'out_of_range');
   const byGtin = gtins.length > 0 ? await findProductIdsByGtins(context.db, gtins) : new Map();
   const wanted = [...new Set([...ids, ...gtins.flatMap((gtin) => byGtin.get(gtin) ?? [])])];
   return loadProducts(context, scope, wanted, columns);
+}
+
+interface LookupArguments extends DefaultConnectionArguments {
+  ids?: readonly number[] | null;
+  gtins?: readonly string[] | null;
+  category?: string | null;
+  priceTrend?: unknown;
+  query?: string | null;
+}
+
+/** `products(ids:)` or `products(gtins:)`: those products, in the order given (see below). */
+async function productsByIdsOrGtins(
+  context: RequestContext,
+  info: GraphQLResolveInfo,
+  scope: Scope,
+  args: LookupArguments,
+) {
+  const ids = args.ids ?? [];
+  const gtins = args.gtins ?? [];
+  if (ids.length > MAX_IDS) throw badUserInput(`at most ${MAX_IDS} ids`, 'ids', 'too_many');
+  if (gtins.length > MAX_GTINS)
+    throw badUserInput(`at most ${MAX_GTINS} gtins`, 'gtins', 'too_many');
+  if (args.category != null || args.priceTrend != null || args.query != null) {
+    throw badUserInput('ids and gtins take no other filter', 'ids', 'exclusive');
+  }
+  if (ids.some((id) => id < 1))
+    throw badUserInput('ids must be positive integers', 'ids', 'out_of_range');
+  if (gtins.length === 0 && args.last == null) {
+    const page = offsetPage(args, PRODUCT_PAGE_LIMITS);
+    const compiled = compiledProductsByIds(context, info, scope, [...new Set(ids)], page);
+    if (compiled) return compiled;
+  }
+  const products = await lookUpProducts(context, scope, ids, gtins, listedProductColumns(info));
+  const page = offsetPage(args, PRODUCT_PAGE_LIMITS, products.length);
+  return connectionOf(page, products.slice(page.offset, page.offset + page.limit), products.length);
 }
 
 builder.queryField('products', (t) =>
@@ -175,23 +188,8 @@ builder.queryField('products', (t) =>
     resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       checkPageArguments(args, PRODUCT_PAGE_LIMITS);
-      const columns = listedProductColumns(info);
       if (args.ids != null || args.gtins != null) {
-        const ids = args.ids ?? [];
-        const gtins = args.gtins ?? [];
-        if (ids.length > MAX_IDS) throw badUserInput(`at most ${MAX_IDS} ids`, 'ids', 'too_many');
-        if (gtins.length > MAX_GTINS)
-          throw badUserInput(`at most ${MAX_GTINS} gtins`, 'gtins', 'too_many');
-        if (args.category != null || args.priceTrend != null || args.query != null) {
-          throw badUserInput('ids and gtins take no other filter', 'ids', 'exclusive');
-        }
-        const products = await lookUpProducts(context, scope, ids, gtins, columns);
-        const page = offsetPage(args, PRODUCT_PAGE_LIMITS, products.length);
-        return connectionOf(
-          page,
-          products.slice(page.offset, page.offset + page.limit),
-          products.length,
-        );
+        return productsByIdsOrGtins(context, info, scope, args);
       }
 
       checkPriceTrend(args.priceTrend);
@@ -218,6 +216,7 @@ builder.queryField('products', (t) =>
         }
         return counted;
       });
+      const columns = listedProductColumns(info);
       const listed =
         text === undefined
           ? (

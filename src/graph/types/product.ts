@@ -12,6 +12,7 @@ import { productTag } from '../../cache/answer-tags.ts';
 import { badUserInput } from '../../errors.ts';
 import { entityByGlobalId } from '../federation.ts';
 import { builder } from '../builder.ts';
+import { compiledProduct } from '../compile/root-fields.ts';
 import { loaderOptions } from '../batching.ts';
 import { cacheTags } from '../cache-tags.ts';
 import { groupByKey } from '../grouping.ts';
@@ -115,6 +116,8 @@ builder.queryField('product', (t) =>
     resolve: async (_root, args, context, info) => {
       const scope = scopeFromArgs(args);
       if (args.id < 1) throw badUserInput('id must be a positive integer', 'id', 'out_of_range');
+      const compiled = compiledProduct(context, info, scope, args.id);
+      if (compiled) return compiled;
       const row = await productRows(context).load({
         id: args.id,
         columns: selectedColumns(info, PRODUCT_ROW),

@@ -25,13 +25,8 @@ import { columns, CONNECTION_ITEMS, selectedColumns, type RowType } from '../sel
 import { shopLogoUrls } from '../../images/image-urls.ts';
 import { ImageUrlsRef } from './image-urls.ts';
 import { MarketEnum } from './market.ts';
-import {
-  OFFER_PAGE_LIMITS,
-  OFFER_ROW,
-  OfferConnection,
-  OfferRef,
-  type OfferParent,
-} from './offer.ts';
+import { OFFER_PAGE_LIMITS } from '../page-limits.ts';
+import { OFFER_ROW, OfferConnection, OfferRef, type OfferParent } from './offer.ts';
 
 type ShopParent = Scoped<ShopRow>;
 
