@@ -351,7 +351,7 @@ describe('cache tags', () => {
     const { db } = catalogue.database;
     const markets = createMarketDirectory(db, loadConfig({}).siteUrls);
     const executed = async (query: string, variables: Record<string, unknown>, only: boolean) => {
-      const contextValue = createRequestContext(db, markets);
+      const contextValue = createRequestContext(db, markets, 'http://test');
       const tags = collectTags(contextValue);
       const run = () =>
         execute({ schema, document: parse(query), variableValues: variables, contextValue });

@@ -75,7 +75,7 @@ const CATEGORY_FIELDS: EmitterTable<TableRow> = {
     globalId('Category', `${env.scope.market}:`, category.column('id'), env.scope),
   categoryId: column('id'),
   slug: column('slug'),
-  name: column('name'),
+  // `name` is the resolver's: in the market's language (src/localisation).
   description: column('description'),
   isLeaf: column('is_leaf'),
   logo: (field, category, env) => {
@@ -108,7 +108,7 @@ const PRODUCT_FIELDS: EmitterTable<TableRow> = {
   description: column('description'),
   popularity: column('popularity'),
   rankWithinCategory: column('rank_within_category'),
-  images: (field, product, env) => imageUrls(field, product, 'image', env),
+  // `images` is the resolver's: pictures the service draws, on the request's public base.
   brand: (field, product, env) =>
     lookedUp(
       product,

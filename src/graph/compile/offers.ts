@@ -164,7 +164,7 @@ const SHOP_FIELDS: EmitterTable<TableRow> = {
   name: column('name'),
   url: column('url'),
   market: (_field, _shop, env) => text(env.scope.market),
-  logo: (field, shop, env) => imageUrls(field, shop, 'logo', env),
+  // `logo` is the resolver's: a logo the service draws, on the request's public base.
 };
 
 const OFFER_TIMESTAMPS = new Set(
