@@ -11,8 +11,12 @@ export function categoryRow(id: number): string {
   return `category ${id}`;
 }
 
-export function productRow(id: number, name: string, category?: { id: number; name: string }) {
-  const of = category ? ` in category ${category.id} ${JSON.stringify(category.name)}` : '';
+/**
+ * A product, and its category by id: the gateway names a category in the market's language,
+ * PostGraphile as stored (English); both documents select the name.
+ */
+export function productRow(id: number, name: string, category?: { id: number }) {
+  const of = category ? ` in category ${category.id}` : '';
   return `  product ${id} ${JSON.stringify(name)}${of}`;
 }
 

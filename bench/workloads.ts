@@ -208,11 +208,7 @@ interface GatewayCategoryPage {
 function gatewayProductRows(product: GatewayProduct): string[] {
   const { category } = product;
   return [
-    productRow(
-      product.productId,
-      product.name,
-      category && { id: category.categoryId, name: category.name },
-    ),
+    productRow(product.productId, product.name, category && { id: category.categoryId }),
     ...product.offers.edges.map(({ node: offer }) =>
       offerRow(offer.offerId, offer.price.value, { id: offer.shop.shopId, name: offer.shop.name }),
     ),

@@ -90,11 +90,7 @@ interface CategoryPage {
 function productRows(product: Product): string[] {
   const category = product.categoryByCategoryId;
   return [
-    productRow(
-      product.rowId,
-      product.name,
-      category && { id: category.rowId, name: category.name },
-    ),
+    productRow(product.rowId, product.name, category && { id: category.rowId }),
     ...product.availableOffersByProductId.nodes.map((offer) =>
       offerRow(offer.rowId, offer.price, {
         id: offer.shopByShopId.rowId,

@@ -40,8 +40,17 @@ function timestamptzToIsoByDate(value: string): string {
 
 /**
  * The same text written by Postgres, for values a statement builds into JSON (src/graph/compile):
- * `to_char`'s MS truncates to the millisecond as the slicing above does.
+ * `to_char`'s MS truncates to the millisecond as the slicing above does; a year outside 0–9999
+ * (astronomical: 1 BC is year 0) takes a sign and six digits as `Date#toISOString` writes it,
+ * and ±infinity stays Postgres' text, as above.
  */
 export function isoTimestamp(value: RawBuilder<unknown>): RawBuilder<string> {
-  return sql<string>`to_char(${value} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const utc = sql`(${value} at time zone 'UTC')`;
+  const era = sql`extract(year from ${utc})::integer`;
+  const year = sql`(case when ${era} < 0 then ${era} + 1 else ${era} end)`;
+  return sql<string>`case when isfinite(${value}) then
+      case when ${year} between 0 and 9999 then to_char(${year}, 'FM0000')
+           else (case when ${year} < 0 then '-' else '+' end) || to_char(abs(${year}), 'FM000000')
+      end || to_char(${utc}, '-MM-DD"T"HH24:MI:SS.MS"Z"')
+    else ${value}::text end`;
 }

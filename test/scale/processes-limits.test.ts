@@ -114,7 +114,10 @@ describe('two processes on one Redis, with the response cache on', () => {
 
   beforeAll(async () => {
     // Each seeds the same sample catalogue (same seed, same day) on a database of its own.
+    // One public origin, as behind one balancer: the cache keeps answers per origin, since
+    // their links and pictures name it, and each process here is reached on a port of its own.
     const env = {
+      PUBLIC_BASE_URL: 'https://catalogue.example',
       REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       RESPONSE_CACHE_TTL_SECONDS: '60',
