@@ -138,12 +138,22 @@ async function primed(gateway: RunningSystem, both: Probe[]): Promise<number[][]
   throw new Error('the response cache does not answer the probes: is it on?');
 }
 
-/** The watched item of a round: a plainly changed one, across the pushed products' ids. */
-function watched(items: PushItem[], round: number, rounds: number): PushItem {
+/**
+ * The watched item of a round: a plainly changed one, across the pushed products' ids, of a
+ * product no earlier round watched when the push has one (its draw may repeat a product).
+ */
+function watched(
+  items: PushItem[],
+  round: number,
+  rounds: number,
+  watchedBefore: ReadonlySet<number>,
+): PushItem {
   const plain = items.filter((i) => i.newPrice !== undefined);
   if (plain.length === 0) throw new Error('the push changes no served offer plainly');
   plain.sort((a, b) => a.productId - b.productId);
-  return plain[Math.floor(((round + 0.5) / rounds) * plain.length)]!;
+  const fresh = plain.filter((i) => !watchedBefore.has(i.productId));
+  const among = fresh.length > 0 ? fresh : plain;
+  return among[Math.floor(((round + 0.5) / rounds) * among.length)]!;
 }
 
 /** Pushes the items; the run's id. */
@@ -192,7 +202,7 @@ export async function measurePushVisibility(
   const rounds: PushRound[] = [];
   for (let round = 0; round < spec.rounds; round++) {
     const items = await shopPushItems(client, shopId, spec.items, `push-${Date.now()}-${round}`);
-    const watch = watched(items, round, spec.rounds);
+    const watch = watched(items, round, spec.rounds, new Set(rounds.map((r) => r.productId)));
     const both = probes(gateway.baseUrl, market, watch.productId, shopId);
     const before = await primed(gateway, both);
     if (before.some((prices) => prices.length === 0)) {
