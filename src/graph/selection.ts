@@ -43,6 +43,31 @@ export interface RowType<Column extends string> {
 }
 
 /**
+ * The fields of `type` the nodes select, by response key: fragments spread, directives
+ * applied, and the fields of deferred fragments (`patches`) with the rest.
+ */
+export function subFieldGroups(
+  info: Pick<GraphQLResolveInfo, 'schema' | 'fragments'>,
+  variables: Record<string, unknown>,
+  type: GraphQLObjectType,
+  nodes: readonly FieldNode[],
+): Map<string, FieldNode[]> {
+  const collected = collectSubFields(
+    info.schema,
+    info.fragments,
+    variables,
+    type,
+    nodes as FieldNode[],
+  );
+  const groups = new Map(collected.fields);
+  for (const patch of collected.patches) {
+    for (const [key, group] of patch.fields)
+      groups.set(key, [...(groups.get(key) ?? []), ...group]);
+  }
+  return groups;
+}
+
+/**
  * The fields selected below the current field, where the object of `typeName` is: at the
  * field itself, or down a path of fields (`['edges', 'node']` for a connection's items).
  */
@@ -54,18 +79,7 @@ function selectedFieldNodes(
   let nodes: readonly FieldNode[] = info.fieldNodes;
   for (const step of [...path, undefined]) {
     if (!isObjectType(type)) return undefined;
-    const collected = collectSubFields(
-      info.schema,
-      info.fragments,
-      info.variableValues,
-      type,
-      nodes as FieldNode[],
-    );
-    const fields = new Map(collected.fields);
-    for (const patch of collected.patches) {
-      for (const [key, group] of patch.fields)
-        fields.set(key, [...(fields.get(key) ?? []), ...group]);
-    }
+    const fields = subFieldGroups(info, info.variableValues, type, nodes);
     if (step === undefined) return { type, fields };
     const stepNodes = [...fields.values()].flatMap((group) =>
       group[0]!.name.value === step ? group : [],

@@ -4,7 +4,7 @@
  * ../selection.ts uses it). Collected once per field node list and per value of the variables
  * the directives read, so a document's shape is walked once, whatever its other variables.
  */
-import { collectSubFields } from '@graphql-tools/utils';
+import { subFieldGroups } from '../selection.ts';
 import {
   getNamedType,
   isObjectType,
@@ -41,18 +41,7 @@ function collect(
   type: GraphQLObjectType,
   nodes: readonly FieldNode[],
 ): Selection {
-  const collected = collectSubFields(
-    info.schema,
-    info.fragments,
-    variables,
-    type,
-    nodes as FieldNode[],
-  );
-  const groups = new Map(collected.fields);
-  for (const patch of collected.patches) {
-    for (const [key, group] of patch.fields)
-      groups.set(key, [...(groups.get(key) ?? []), ...group]);
-  }
+  const groups = subFieldGroups(info, variables, type, nodes);
   const definitions = type.getFields();
   const fields: SelectedField[] = [];
   for (const [key, group] of groups) {
